@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum knob_choice { KNOB_CHOICE_AUTO, KNOB_CHOICE_SHRINKER_ENABLED, KNOB_CHOICE_SHRINK_ENABLED, KNOB_CHOICE_NONE };
+enum baseline_choice { BASELINE_STARTUP, BASELINE_ON, BASELINE_OFF };
+enum psi_type { PSI_SOME, PSI_FULL };
+
+#define CONF_MAX_CGROUPS 16
+
+struct conf {
+        /* [Daemon] */
+        int knob;               /* enum knob_choice */
+        int baseline;           /* enum baseline_choice */
+        bool dry_run;
+        int log_level;          /* LOG_ERR .. LOG_DEBUG */
+        /* [Pressure] */
+        bool system;
+        char *cgroups[CONF_MAX_CGROUPS];
+        unsigned n_cgroups;
+        int type;               /* enum psi_type */
+        unsigned trigger_stall_ms, trigger_window_ms;
+        double pressure_high, pressure_low;
+        unsigned hold_sec;
+        /* [Pool] */
+        double pool_high, pool_low, pool_watch;
+        unsigned sample_ms, min_sample_ms, lead_sec, idle_check_sec;
+        /* [Flips] */
+        unsigned min_dwell_sec, max_per_minute;
+};
+
+void conf_defaults(struct conf *c);
+void conf_free(struct conf *c);
+
+/* Load the main file (a missing one is fine) and then the *.conf files in PATH.d in
+ * lexical order into a fresh configuration built from the defaults. On error
+ * returns a negative errno-style value, leaves *c untouched and puts
+ * "FILE:LINE: message" into err. */
+int conf_load(struct conf *c, const char *path, char *err, size_t errsize);
+
+/* Print the effective configuration in the file's own format. */
+void conf_dump(const struct conf *c, FILE *f);
+
+const char *knob_choice_to_string(int k);
+const char *psi_type_to_string(int t);

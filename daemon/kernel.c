@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "util.h"
+
+int kernel_init(struct kernel *k, const char *root) {
+        size_t n;
+
+        if (!root || strcmp(root, "/") == 0)
+                root = "";
+        n = strlen(root);
+        if (n >= sizeof(k->root))
+                return -ENAMETOOLONG;
+        memcpy(k->root, root, n + 1);
+        while (n > 0 && k->root[n - 1] == '/')
+                k->root[--n] = '\0';
+        return 0;
+}
+
+int kernel_path(const struct kernel *k, const char *path, char *buf, size_t size) {
+        if ((size_t) snprintf(buf, size, "%s%s", k->root, path) >= size)
+                return -ENAMETOOLONG;
+        return 0;
+}
+
+ssize_t kernel_read(const struct kernel *k, const char *path, char *buf, size_t size) {
+        char p[1024];
+        int r = kernel_path(k, path, p, sizeof(p));
+
+        return r < 0 ? r : read_full_file(p, buf, size);
+}
+
+int kernel_write(const struct kernel *k, const char *path, const char *s) {
+        char p[1024];
+        int r = kernel_path(k, path, p, sizeof(p));
+
+        return r < 0 ? r : write_string_file(p, s);
+}
+
+int kernel_open(const struct kernel *k, const char *path, int flags) {
+        char p[1024];
+        int r = kernel_path(k, path, p, sizeof(p));
+
+        if (r < 0)
+                return r;
+        r = open(p, flags | O_CLOEXEC | O_NOCTTY);
+        return r < 0 ? -errno : r;
+}
+
+bool kernel_exists(const struct kernel *k, const char *path) {
+        char p[1024];
+
+        return kernel_path(k, path, p, sizeof(p)) == 0 && access(p, F_OK) == 0;
+}
+
+/* Find "key" at the start of a line followed by a separator; return what follows. */
+static const char *find_field(const char *buf, const char *key, char sep) {
+        size_t n = strlen(key);
+
+        for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+                if (strncmp(l, key, n) == 0 && l[n] == sep)
+                        return l + n + 1;
+        return NULL;
+}
+
+static int field_u64(const char *buf, const char *key, char sep, uint64_t *ret) {
+        const char *v = find_field(buf, key, sep);
+        char num[32];
+        size_t n = 0;
+
+        if (!v)
+                return -ENOENT;
+        while (*v == ' ' || *v == '\t')
+                v++;
+        while (v[n] >= '0' && v[n] <= '9' && n < sizeof(num) - 1) {
+                num[n] = v[n];
+                n++;
+        }
+        num[n] = '\0';
+        /* what follows the number: end of line, or " kB" */
+        if (v[n] != '\0' && v[n] != '\n' && v[n] != ' ')
+                return -EINVAL;
+        return parse_u64(num, ret);
+}
+
+int parse_meminfo(const char *buf, struct meminfo *m) {
+        int r;
+
+        *m = (struct meminfo) { 0 };
+        r = field_u64(buf, "MemTotal", ':', &m->mem_total_kb);
+        if (r < 0)
+                return r;
+        if (m->mem_total_kb == 0)
+                return -EINVAL;
+        r = field_u64(buf, "Zswap", ':', &m->zswap_kb);
+        if (r == -ENOENT)
+                return 0; /* before 5.19 */
+        if (r < 0)
+                return r;
+        m->has_zswap = true;
+        r = field_u64(buf, "Zswapped", ':', &m->zswapped_kb);
+        return r == -ENOENT ? 0 : r;
+}
+
+int parse_vmstat(const char *buf, struct vmstat *v) {
+        static const struct {
+                const char *name;
+                size_t offset;
+        } f[] = {
+                { "zswpout", offsetof(struct vmstat, zswpout) }, { "zswpin", offsetof(struct vmstat, zswpin) },
+                { "zswpwb", offsetof(struct vmstat, zswpwb) },   { "pswpout", offsetof(struct vmstat, pswpout) },
+                { "pswpin", offsetof(struct vmstat, pswpin) },
+        };
+
+        *v = (struct vmstat) { 0 };
+        for (size_t i = 0; i < ELEMENTSOF(f); i++) {
+                int r = field_u64(buf, f[i].name, ' ', (uint64_t *) ((char *) v + f[i].offset));
+                /* zswp* are missing on old kernels or without CONFIG_ZSWAP: 0 */
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
+        return 0;
+}
+
+int parse_knob(const char *buf) {
+        char s[8];
+
+        snprintf(s, sizeof(s), "%s", buf);
+        const char *t = strstrip(s);
+        if (strcmp(t, "Y") == 0 || strcmp(t, "1") == 0)
+                return KNOB_ON;
+        if (strcmp(t, "N") == 0 || strcmp(t, "0") == 0)
+                return KNOB_OFF;
+        return -EINVAL;
+}
+
+int parse_swaps(const char *buf) {
+        const char *l = strchr(buf, '\n'); /* skip the header */
+        int n = 0;
+
+        if (!l || strncmp(buf, "Filename", 8) != 0)
+                return -EINVAL;
+        for (l++; *l; ) {
+                const char *e = strchr(l, '\n');
+                if (*l != '\n')
+                        n++;
+                if (!e)
+                        break;
+                l = e + 1;
+        }
+        return n;
+}
+
+bool parse_cgroup_memory_v1(const char *buf) {
+        /* "4:memory:/user.slice" on v1; "0::/..." only on pure v2. */
+        for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+                const char *c = strchr(l, ':'), *e;
+                if (!c)
+                        continue;
+                e = strchr(c + 1, ':');
+                if (!e)
+                        continue;
+                for (const char *w = c + 1; w < e;) {
+                        const char *comma = memchr(w, ',', (size_t) (e - w));
+                        const char *we = comma ? comma : e;
+                        if (we - w == 6 && strncmp(w, "memory", 6) == 0)
+                                return true;
+                        w = we + 1;
+                }
+        }
+        return false;
+}
+
+int kernel_knob_read(const struct kernel *k, const char *name) {
+        char path[256], buf[16];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), ZSWAP_PARAMS "/%s", name);
+        n = kernel_read(k, path, buf, sizeof(buf));
+        if (n < 0)
+                return (int) n;
+        return parse_knob(buf);
+}
+
+int kernel_knob_write(const struct kernel *k, const char *name, knob_value v) {
+        char path[256];
+        int r;
+
+        snprintf(path, sizeof(path), ZSWAP_PARAMS "/%s", name);
+        r = kernel_write(k, path, v == KNOB_ON ? "Y" : "N");
+        if (r < 0)
+                return r;
+        r = kernel_knob_read(k, name);
+        if (r < 0)
+                return r;
+        return r == (int) v ? 0 : -EIO;
+}
+
+int kernel_param_u64(const struct kernel *k, const char *name, uint64_t *ret) {
+        char path[256], buf[32];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), ZSWAP_PARAMS "/%s", name);
+        n = kernel_read(k, path, buf, sizeof(buf));
+        if (n < 0)
+                return (int) n;
+        return parse_u64(strstrip(buf), ret);
+}
+
+int kernel_read_pool(const struct kernel *k, struct pool_sample *s) {
+        char buf[16384];
+        struct meminfo mi;
+        uint64_t pct;
+        ssize_t n;
+        int r;
+
+        *s = (struct pool_sample) { 0 };
+        r = kernel_knob_read(k, "enabled");
+        s->enabled = r == KNOB_ON;
+        r = kernel_param_u64(k, "max_pool_percent", &pct);
+        if (r < 0)
+                return r;
+        s->max_pool_percent = (unsigned) pct;
+
+        n = kernel_read(k, "/proc/meminfo", buf, sizeof(buf));
+        if (n < 0)
+                return (int) n;
+        r = parse_meminfo(buf, &mi);
+        if (r < 0)
+                return r;
+        s->mem_total = mi.mem_total_kb * 1024;
+        s->limit_bytes = s->mem_total * s->max_pool_percent / 100;
+        s->stored_bytes = mi.zswapped_kb * 1024;
+        if (mi.has_zswap)
+                s->pool_bytes = mi.zswap_kb * 1024;
+        else {
+                /* Before 5.19 only debugfs has it. */
+                n = kernel_read(k, ZSWAP_DEBUGFS "/pool_total_size", buf, sizeof(buf));
+                if (n > 0)
+                        (void) parse_u64(strstrip(buf), &s->pool_bytes);
+        }
+
+        n = kernel_read(k, "/proc/vmstat", buf, sizeof(buf));
+        if (n < 0)
+                return (int) n;
+        return parse_vmstat(buf, &s->vm);
+}
+
+double pool_percent(const struct pool_sample *s) {
+        if (s->limit_bytes == 0)
+                return s->pool_bytes > 0 ? 100.0 : 0.0;
+        return 100.0 * (double) s->pool_bytes / (double) s->limit_bytes;
+}

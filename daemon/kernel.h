@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* Every /proc and /sys access goes through here, under a root prefix, so
+ * tests can point the daemon at a fake tree. The parse_* functions are pure. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "policy.h"
+
+#define ZSWAP_PARAMS "/sys/module/zswap/parameters"
+#define ZSWAP_DEBUGFS "/sys/kernel/debug/zswap"
+
+struct kernel {
+        char root[512]; /* "" means "/" */
+};
+
+int kernel_init(struct kernel *k, const char *root);
+int kernel_path(const struct kernel *k, const char *path, char *buf, size_t size);
+ssize_t kernel_read(const struct kernel *k, const char *path, char *buf, size_t size);
+int kernel_write(const struct kernel *k, const char *path, const char *s);
+int kernel_open(const struct kernel *k, const char *path, int flags);
+bool kernel_exists(const struct kernel *k, const char *path);
+
+struct meminfo {
+        uint64_t mem_total_kb;
+        uint64_t zswap_kb, zswapped_kb;
+        bool has_zswap;
+};
+int parse_meminfo(const char *buf, struct meminfo *m);
+
+struct vmstat {
+        uint64_t zswpout, zswpin, zswpwb, pswpout, pswpin;
+};
+int parse_vmstat(const char *buf, struct vmstat *v);
+
+/* "Y\n" / "N\n" (also 1/0) -> KNOB_ON / KNOB_OFF, else -EINVAL */
+int parse_knob(const char *buf);
+/* Number of active swap areas in /proc/swaps. */
+int parse_swaps(const char *buf);
+/* Does /proc/self/cgroup put the memory controller on a v1 hierarchy? */
+bool parse_cgroup_memory_v1(const char *buf);
+
+/* The knobs, by file name under ZSWAP_PARAMS. */
+int kernel_knob_read(const struct kernel *k, const char *name);
+/* Writes Y/N, reads back; -EIO when the read-back differs. */
+int kernel_knob_write(const struct kernel *k, const char *name, knob_value v);
+int kernel_param_u64(const struct kernel *k, const char *name, uint64_t *ret);
+
+struct pool_sample {
+        bool enabled;            /* zswap enabled */
+        unsigned max_pool_percent;
+        uint64_t mem_total;      /* bytes */
+        uint64_t pool_bytes;     /* compressed footprint */
+        uint64_t stored_bytes;   /* uncompressed size of what is stored (0 if unknown) */
+        uint64_t limit_bytes;    /* mem_total * max_pool_percent / 100 */
+        struct vmstat vm;
+};
+/* Pool size and counters, re-read each time (the admin or memory hot-plug
+ * may change the limit). */
+int kernel_read_pool(const struct kernel *k, struct pool_sample *s);
+double pool_percent(const struct pool_sample *s);

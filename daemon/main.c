@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * zswap-tuned: flips the zswap shrinker with memory pressure and pool fill.
+ * See zswap-tuned(8).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "log.h"
+#include "manager.h"
+#include "savefile.h"
+#include "util.h"
+
+static bool arg_check_config;
+static bool arg_restore;
+
+static void help(void) {
+        printf("Usage: %s [OPTIONS]\n"
+               "Turn the zswap shrinker off while latency-sensitive work is under memory\n"
+               "pressure and the pool has room, on again as the pool nears its limit.\n\n"
+               "  -c, --config=FILE      configuration file (default %s/zswap-tuned.conf);\n"
+               "                         drop-ins are read from FILE.d/*.conf\n"
+               "      --check-config     check the configuration, print it and exit\n"
+               "  -n, --dry-run          decide and log, but never write the knob\n"
+               "      --restore          restore the knob saved in the state directory and exit\n"
+               "      --root=DIR         look for /proc and /sys below DIR (for tests)\n"
+               "      --state-dir=DIR    where the original knob value is kept\n"
+               "                         (default $RUNTIME_DIRECTORY or /run/zswap-tuned)\n"
+               "      --log-level=LEVEL  err, warning, notice, info or debug\n"
+               "  -h, --help             show this help\n"
+               "  -V, --version          show the version\n\n"
+               "See zswap-tuned(8) and zswap-tuned.conf(5).\n",
+               program_invocation_short_name, SYSCONFDIR);
+}
+
+/* Returns -1 to go on, else an exit code. */
+static int parse_argv(int argc, char *argv[], struct manager *m) {
+        enum { ARG_CHECK_CONFIG = 0x100, ARG_RESTORE, ARG_ROOT, ARG_STATE_DIR, ARG_LOG_LEVEL };
+        static const struct option options[] = {
+                { "config", required_argument, NULL, 'c' },
+                { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+                { "dry-run", no_argument, NULL, 'n' },
+                { "restore", no_argument, NULL, ARG_RESTORE },
+                { "root", required_argument, NULL, ARG_ROOT },
+                { "state-dir", required_argument, NULL, ARG_STATE_DIR },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                {}
+        };
+        int c;
+
+        while ((c = getopt_long(argc, argv, "c:nhV", options, NULL)) >= 0) {
+                switch (c) {
+                case 'c':
+                        m->config_path = optarg;
+                        break;
+                case ARG_CHECK_CONFIG:
+                        arg_check_config = true;
+                        break;
+                case 'n':
+                        m->dry_run_override = true;
+                        break;
+                case ARG_RESTORE:
+                        arg_restore = true;
+                        break;
+                case ARG_ROOT:
+                        if (kernel_init(&m->kernel, optarg) < 0) {
+                                log_error("--root: path too long");
+                                return EXIT_USAGE;
+                        }
+                        break;
+                case ARG_STATE_DIR:
+                        if (strlen(optarg) >= sizeof(m->state_dir)) {
+                                log_error("--state-dir: path too long");
+                                return EXIT_USAGE;
+                        }
+                        strcpy(m->state_dir, optarg);
+                        break;
+                case ARG_LOG_LEVEL:
+                        m->log_level_override = log_level_from_string(optarg);
+                        if (m->log_level_override < 0) {
+                                log_error("--log-level=%s: expected err, warning, notice, info or debug", optarg);
+                                return EXIT_USAGE;
+                        }
+                        log_set_max_level(m->log_level_override);
+                        break;
+                case 'h':
+                        help();
+                        return EXIT_SUCCESS;
+                case 'V':
+                        printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+                        return EXIT_SUCCESS;
+                default:
+                        return EXIT_USAGE;
+                }
+        }
+        if (optind < argc) {
+                log_error("unexpected argument: %s (see --help)", argv[optind]);
+                return EXIT_USAGE;
+        }
+        return -1;
+}
+
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        log_info("Received %s, restoring and exiting", si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+        sd_notify(false, "STOPPING=1\nSTATUS=Restoring the knob and exiting");
+        return sd_event_exit(sd_event_source_get_event(s), EXIT_SUCCESS);
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        struct manager *m = userdata;
+
+        sd_notify(false, "RELOADING=1");
+        manager_reload(m);
+        sd_notify(false, "READY=1");
+        return 0;
+}
+
+static int run(struct manager *m) {
+        sd_event *e = NULL;
+        sigset_t mask;
+        int r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+
+        r = sd_event_default(&e);
+        if (r < 0) {
+                log_error("Cannot create the event loop: %s", strerror(-r));
+                return EXIT_FAILURE;
+        }
+        if (sd_event_add_signal(e, NULL, SIGTERM, on_sigterm, m) < 0 ||
+            sd_event_add_signal(e, NULL, SIGINT, on_sigterm, m) < 0 ||
+            sd_event_add_signal(e, NULL, SIGHUP, on_sighup, m) < 0) {
+                log_error("Cannot watch signals");
+                sd_event_unref(e);
+                return EXIT_FAILURE;
+        }
+        (void) sd_event_set_watchdog(e, true);
+
+        r = manager_start(m, e);
+        if (r != 0) {
+                sd_event_unref(e);
+                return r;
+        }
+        sd_notify(false, "READY=1");
+        log_info("Started (pid %d)%s", (int) getpid(), m->knob ? "" : ", monitoring only");
+
+        r = sd_event_loop(e);
+        if (r < 0) {
+                log_error("Event loop failed: %s", strerror(-r));
+                r = EXIT_FAILURE;
+        }
+        sd_event_unref(e);
+        return r;
+}
+
+int main(int argc, char *argv[]) {
+        struct manager m;
+        char err[1024];
+        int r;
+
+        log_open();
+        manager_init(&m);
+        r = parse_argv(argc, argv, &m);
+        if (r >= 0)
+                return r;
+
+        if (arg_restore) {
+                r = savefile_restore(&m.kernel, m.state_dir);
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        }
+
+        r = manager_load_config(&m, err, sizeof(err));
+        if (r < 0) {
+                log_error("%s", err);
+                if (!arg_check_config)
+                        log_error("Invalid configuration; not starting (the knob is untouched)");
+                manager_free(&m);
+                return EXIT_CONFIG;
+        }
+        if (arg_check_config) {
+                conf_dump(&m.conf, stdout);
+                manager_free(&m);
+                return EXIT_SUCCESS;
+        }
+
+        r = run(&m);
+        /* Whatever happened, never leave the knob changed. */
+        if (manager_restore(&m) < 0 && r == EXIT_SUCCESS)
+                r = EXIT_FAILURE;
+        manager_free(&m);
+        return r;
+}

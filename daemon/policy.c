@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+#include "util.h"
+
+#define MINUTE_USEC (60 * USEC_PER_SEC)
+
+void policy_init(struct policy_state *s, knob_value current, knob_value baseline) {
+        *s = (struct policy_state) {
+                .mode = MODE_IDLE,
+                .knob = current,
+                .baseline = baseline,
+        };
+}
+
+void policy_sync_knob(struct policy_state *s, knob_value actual) {
+        s->knob = actual;
+}
+
+static knob_value mode_knob(const struct policy_state *s, policy_mode m) {
+        switch (m) {
+        case MODE_THROUGHPUT:
+                return KNOB_OFF;
+        case MODE_PROTECT:
+                return KNOB_ON;
+        case MODE_IDLE:
+        default:
+                return s->baseline;
+        }
+}
+
+static unsigned flips_last_minute(const struct policy_state *s, uint64_t now) {
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < s->n_flips && i < POLICY_FLIP_HISTORY; i++)
+                if (now - s->flips[i] < MINUTE_USEC)
+                        n++;
+        return n;
+}
+
+static void record_flip(struct policy_state *s, uint64_t now) {
+        s->flips[s->n_flips % POLICY_FLIP_HISTORY] = now;
+        s->n_flips++;
+        s->last_flip = now;
+        s->flipped = true;
+}
+
+static void update_fill_rate(struct policy_state *s, const struct policy_sample *in) {
+        if (s->have_prev && in->now > s->prev_now) {
+                double dt = (double) (in->now - s->prev_now) / USEC_PER_SEC;
+                double rate = (in->pool - s->prev_pool) / dt;
+
+                /* Smooth over about two samples: quick enough to see a hog
+                 * start, calm enough not to chase one noisy reading. */
+                s->fill_rate = s->have_rate ? 0.5 * s->fill_rate + 0.5 * rate : rate;
+                s->have_rate = true;
+        }
+        s->have_prev = true;
+        s->prev_now = in->now;
+        s->prev_pool = in->pool;
+}
+
+/* Which mode the sample asks for, and whether for the pool's safety. */
+static policy_mode wanted_mode(const struct policy_params *p, const struct policy_state *s,
+                               const struct policy_sample *in, double ttl,
+                               policy_reason *reason, bool *safety) {
+        *safety = false;
+        *reason = REASON_NONE;
+
+        if (in->pool >= p->pool_high) {
+                *reason = REASON_POOL_HIGH;
+                *safety = true;
+                return MODE_PROTECT;
+        }
+        if (p->lead_usec > 0 && ttl >= 0 && ttl * USEC_PER_SEC <= (double) p->lead_usec) {
+                *reason = REASON_POOL_RISING;
+                *safety = true;
+                return MODE_PROTECT;
+        }
+        if (in->pressure_valid && in->pressure >= p->pressure_high && in->stores && in->pool <= p->pool_low) {
+                *reason = REASON_PRESSURE;
+                return MODE_THROUGHPUT;
+        }
+        if (s->calm && in->now - s->calm_since >= p->hold_usec) {
+                *reason = REASON_CALM;
+                return MODE_IDLE;
+        }
+        return s->mode; /* in between: keep what we have (hysteresis) */
+}
+
+static void describe(const struct policy_params *p, const struct policy_sample *in,
+                     const struct policy_decision *d, char *buf, size_t size) {
+        switch (d->reason) {
+        case REASON_POOL_HIGH:
+                snprintf(buf, size, "pool at %.0f%% of limit (high %g%%)", in->pool, p->pool_high);
+                break;
+        case REASON_POOL_RISING:
+                snprintf(buf, size, "pool at %.0f%% of limit and rising %.1f%%/s, full in %.1f s (lead %g s)",
+                         in->pool, d->fill_rate, d->time_to_limit, (double) p->lead_usec / USEC_PER_SEC);
+                break;
+        case REASON_PRESSURE:
+                snprintf(buf, size, "pressure %.1f%% >= %g%%, pool %.0f%% of limit", in->pressure,
+                         p->pressure_high, in->pool);
+                break;
+        case REASON_CALM:
+                snprintf(buf, size, "pressure below %g%% for %g s", p->pressure_low,
+                         (double) p->hold_usec / USEC_PER_SEC);
+                break;
+        case REASON_NONE:
+        default:
+                buf[0] = '\0';
+                break;
+        }
+}
+
+static uint64_t next_sample(const struct policy_params *p, const struct policy_state *s,
+                            const struct policy_sample *in, const struct policy_decision *d) {
+        bool active = !in->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
+                      s->mode != MODE_IDLE || d->held != HELD_NONE;
+        uint64_t iv = p->sample_usec;
+
+        if (!active)
+                return p->idle_check_usec;
+        /* Look again well before the predicted time to the limit. */
+        if (d->time_to_limit >= 0) {
+                double quarter = d->time_to_limit * USEC_PER_SEC / 4;
+                if (quarter < (double) iv)
+                        iv = quarter < (double) p->min_sample_usec ? p->min_sample_usec : (uint64_t) quarter;
+        }
+        return iv;
+}
+
+void policy_decide(const struct policy_params *p, struct policy_state *s,
+                   const struct policy_sample *in, struct policy_decision *d) {
+        policy_reason reason;
+        policy_mode want;
+        bool safety;
+
+        *d = (struct policy_decision) { .set = KNOB_UNSET, .time_to_limit = -1 };
+
+        update_fill_rate(s, in);
+        d->fill_rate = s->have_rate ? s->fill_rate : 0;
+        /* At the limit already, a prediction has nothing left to say. */
+        if (in->pool < 100 && d->fill_rate > 0)
+                d->time_to_limit = (100 - in->pool) / d->fill_rate;
+
+        if (in->pressure_valid) {
+                if (in->pressure < p->pressure_low) {
+                        if (!s->calm)
+                                s->calm_since = in->now;
+                        s->calm = true;
+                } else
+                        s->calm = false;
+        }
+
+        want = wanted_mode(p, s, in, d->time_to_limit, &reason, &safety);
+        d->reason = reason;
+        describe(p, in, d, d->text, sizeof(d->text));
+
+        if (want != s->mode) {
+                knob_value k = mode_knob(s, want);
+                bool flip = k != KNOB_UNSET && k != s->knob;
+
+                if (flip && !safety && p->min_dwell_usec > 0 && s->flipped &&
+                    in->now - s->last_flip < p->min_dwell_usec)
+                        d->held = HELD_DWELL;
+                else if (flip && !safety && p->max_per_minute > 0 &&
+                         flips_last_minute(s, in->now) >= p->max_per_minute)
+                        d->held = HELD_CAP;
+
+                if (d->held == HELD_NONE) {
+                        s->mode = want;
+                        d->mode_changed = true;
+                        if (flip) {
+                                d->set = k;
+                                s->knob = k;
+                                record_flip(s, in->now);
+                        }
+                }
+        } else if (safety && s->knob != KNOB_ON) {
+                /* Still protecting, but the knob was turned off behind our back. */
+                d->set = KNOB_ON;
+                s->knob = KNOB_ON;
+                record_flip(s, in->now);
+        }
+
+        d->held_changed = d->held != s->held;
+        s->held = d->held;
+        d->mode = s->mode;
+        d->next_usec = next_sample(p, s, in, d);
+}
+
+const char *policy_mode_to_string(policy_mode m) {
+        static const char *const s[] = { "idle", "throughput", "protect" };
+        return s[m];
+}
+
+const char *policy_mode_to_human(policy_mode m) {
+        static const char *const s[] = { "Idle", "Favouring stores", "Protecting pool" };
+        return s[m];
+}
+
+const char *policy_reason_to_string(policy_reason r) {
+        static const char *const s[] = { "none", "pool-high", "pool-rising", "pressure", "calm" };
+        return s[r];
+}

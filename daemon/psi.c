@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "psi.h"
+#include "util.h"
+
+int parse_psi(const char *buf, int type, uint64_t *total) {
+        const char *want = type == PSI_FULL ? "full " : "some ";
+
+        for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+                const char *t, *e;
+                char num[32];
+                size_t n;
+
+                if (strncmp(l, want, 5) != 0)
+                        continue;
+                e = strchr(l, '\n');
+                if (!e)
+                        e = l + strlen(l);
+                t = strstr(l, " total=");
+                if (!t || t > e)
+                        return -EINVAL;
+                t += strlen(" total=");
+                n = (size_t) (e - t);
+                if (n == 0 || n >= sizeof(num))
+                        return -EINVAL;
+                memcpy(num, t, n);
+                num[n] = '\0';
+                return parse_u64(num, total);
+        }
+        return -ENOENT;
+}
+
+int psi_read_total(const struct kernel *k, const char *path, int type, uint64_t *total) {
+        char buf[512];
+        ssize_t n = kernel_read(k, path, buf, sizeof(buf));
+
+        return n < 0 ? (int) n : parse_psi(buf, type, total);
+}
+
+uint64_t psi_round_window_us(uint64_t window_us) {
+        return (window_us + PSI_WINDOW_STEP_US - 1) / PSI_WINDOW_STEP_US * PSI_WINDOW_STEP_US;
+}
+
+static int arm(int fd, int type, uint64_t stall_us, uint64_t window_us) {
+        char t[64];
+        int n = snprintf(t, sizeof(t), "%s %llu %llu", type == PSI_FULL ? "full" : "some",
+                         (unsigned long long) stall_us, (unsigned long long) window_us);
+
+        /* the kernel wants the terminating NUL too */
+        return write(fd, t, (size_t) n + 1) < 0 ? -errno : 0;
+}
+
+int psi_open_trigger(const struct kernel *k, const char *path, int type, uint64_t stall_us,
+                     uint64_t window_us, uint64_t *window_used_us) {
+        struct statfs sfs;
+        int fd, r;
+
+        fd = kernel_open(k, path, O_RDWR | O_NONBLOCK);
+        if (fd < 0)
+                return fd;
+        /* Only arm real PSI files: writing a trigger into a plain file would
+         * just scribble on it. */
+        if (fstatfs(fd, &sfs) < 0 ||
+            (sfs.f_type != PROC_SUPER_MAGIC && sfs.f_type != CGROUP2_SUPER_MAGIC)) {
+                close(fd);
+                return -EOPNOTSUPP;
+        }
+        if (stall_us > window_us)
+                stall_us = window_us;
+        r = arm(fd, type, stall_us, window_us);
+        if (r == -EINVAL && window_us % PSI_WINDOW_STEP_US != 0) {
+                window_us = psi_round_window_us(window_us);
+                r = arm(fd, type, stall_us, window_us);
+        }
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        *window_used_us = window_us;
+        return fd;
+}
+
+int psi_cgroup_path(const struct kernel *k, const char *spec, char *buf, size_t size) {
+        static const char *const mounts[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+        const char *file = "/memory.pressure";
+        size_t n = strlen(spec);
+        char dir[512];
+
+        while (n > 1 && spec[n - 1] == '/')
+                n--;
+        if (n >= 16 && strncmp(spec + n - 16, "/memory.pressure", 16) == 0)
+                n -= 16;
+        if (spec[0] == '/') {
+                if ((size_t) snprintf(buf, size, "%.*s%s", (int) n, spec, file) >= size)
+                        return -ENAMETOOLONG;
+                return 0;
+        }
+        /* Relative: the v2 mount that has this cgroup; else the one that is
+         * the cgroup v2 root (cgroup.controllers at its top). */
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < ELEMENTSOF(mounts); i++) {
+                        if (pass == 0)
+                                snprintf(dir, sizeof(dir), "%s/%.*s", mounts[i], (int) n, spec);
+                        else
+                                snprintf(dir, sizeof(dir), "%s/cgroup.controllers", mounts[i]);
+                        if (!kernel_exists(k, dir))
+                                continue;
+                        if ((size_t) snprintf(buf, size, "%s/%.*s%s", mounts[i], (int) n, spec, file) >= size)
+                                return -ENAMETOOLONG;
+                        return 0;
+                }
+        if ((size_t) snprintf(buf, size, "/sys/fs/cgroup/%.*s%s", (int) n, spec, file) >= size)
+                return -ENAMETOOLONG;
+        return 0;
+}

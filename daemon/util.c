@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+ssize_t read_full_file(const char *path, char *buf, size_t size) {
+        size_t n = 0;
+        int fd;
+
+        if (size == 0)
+                return -EINVAL;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        while (n < size - 1) {
+                ssize_t k = read(fd, buf + n, size - 1 - n);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        int r = -errno;
+                        close(fd);
+                        return r;
+                }
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+        }
+        close(fd);
+        buf[n] = '\0';
+        return (ssize_t) n;
+}
+
+static int write_all(int fd, const char *s, size_t len) {
+        while (len > 0) {
+                ssize_t k = write(fd, s, len);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                s += k;
+                len -= (size_t) k;
+        }
+        return 0;
+}
+
+int write_string_file(const char *path, const char *s) {
+        int fd, r;
+
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        r = write_all(fd, s, strlen(s));
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        return r;
+}
+
+int write_file_atomic(const char *path, const char *s) {
+        char tmp[PATH_MAX];
+        int fd, r;
+
+        if ((size_t) snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
+                return -ENAMETOOLONG;
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        r = write_all(fd, s, strlen(s));
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                unlink(tmp);
+        return r;
+}
+
+char *strstrip(char *s) {
+        char *e;
+
+        while (isspace((unsigned char) *s))
+                s++;
+        e = s + strlen(s);
+        while (e > s && isspace((unsigned char) e[-1]))
+                *--e = '\0';
+        return s;
+}
+
+int parse_u64(const char *s, uint64_t *ret) {
+        unsigned long long v;
+        char *end;
+
+        if (!s || !isdigit((unsigned char) *s))
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (*end != '\0')
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int parse_double(const char *s, double *ret) {
+        char *end;
+        double v;
+
+        if (!s || !(isdigit((unsigned char) *s) || *s == '-' || *s == '.'))
+                return -EINVAL;
+        errno = 0;
+        v = strtod(s, &end);
+        if (errno == ERANGE || !isfinite(v))
+                return -ERANGE;
+        if (end == s || *end != '\0')
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int parse_boolean(const char *s) {
+        static const char *const yes[] = { "1", "yes", "y", "true", "on" };
+        static const char *const no[] = { "0", "no", "n", "false", "off" };
+
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
+                if (strcasecmp(s, yes[i]) == 0)
+                        return 1;
+        for (size_t i = 0; i < ELEMENTSOF(no); i++)
+                if (strcasecmp(s, no[i]) == 0)
+                        return 0;
+        return -EINVAL;
+}
+
+const char *format_bytes(char *buf, size_t size, uint64_t bytes) {
+        static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+        double v = (double) bytes;
+        size_t i = 0;
+
+        while (v >= 1024.0 && i < ELEMENTSOF(unit) - 1) {
+                v /= 1024.0;
+                i++;
+        }
+        if (i == 0)
+                snprintf(buf, size, "%llu B", (unsigned long long) bytes);
+        else
+                snprintf(buf, size, "%.1f %s", v, unit[i]);
+        return buf;
+}
+
+uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
