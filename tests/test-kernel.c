@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Parsers of /proc and /sys files, and the kernel module against a fake tree. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "savefile.h"
+#include "testutil.h"
+
+static int setup(void **state) {
+        *state = tu_mkdtemp();
+        return 0;
+}
+
+static int teardown(void **state) {
+        tu_rm_rf(*state);
+        free(*state);
+        return 0;
+}
+
+static const char meminfo_618[] =
+        "MemTotal:       24608440 kB\n"
+        "MemFree:        20013456 kB\n"
+        "SwapTotal:       2097148 kB\n"
+        "Zswap:            246844 kB\n"
+        "Zswapped:         655360 kB\n"
+        "Dirty:                 4 kB\n";
+
+static void meminfo_parses(void **state) {
+        struct meminfo m;
+
+        assert_int_equal(parse_meminfo(meminfo_618, &m), 0);
+        assert_int_equal(m.mem_total_kb, 24608440);
+        assert_true(m.has_zswap);
+        assert_int_equal(m.zswap_kb, 246844);
+        assert_int_equal(m.zswapped_kb, 655360);
+
+        /* before 5.19: no Zswap lines, not an error */
+        assert_int_equal(parse_meminfo("MemTotal: 1000 kB\nMemFree: 10 kB\n", &m), 0);
+        assert_false(m.has_zswap);
+        /* "Zswapped" must not be taken for "Zswap" */
+        assert_int_equal(parse_meminfo("MemTotal: 1000 kB\nZswapped: 77 kB\nZswap: 5 kB\n", &m), 0);
+        assert_int_equal(m.zswap_kb, 5);
+        assert_int_equal(m.zswapped_kb, 77);
+}
+
+static void meminfo_malformed(void **state) {
+        struct meminfo m;
+
+        assert_int_equal(parse_meminfo("", &m), -ENOENT);
+        assert_int_equal(parse_meminfo("MemFree: 5 kB\n", &m), -ENOENT);
+        assert_int_equal(parse_meminfo("MemTotal: 0 kB\n", &m), -EINVAL);
+        assert_int_equal(parse_meminfo("MemTotal: lots\n", &m), -EINVAL);
+        assert_int_equal(parse_meminfo("MemTotal: 12x kB\n", &m), -EINVAL);
+        assert_int_equal(parse_meminfo("MemTotal: 100 kB\nZswap: -3 kB\n", &m), -EINVAL);
+        assert_int_equal(parse_meminfo("MemTotal: 99999999999999999999999 kB\n", &m), -ERANGE);
+}
+
+static void vmstat_parses(void **state) {
+        struct vmstat v;
+
+        assert_int_equal(parse_vmstat("nr_free_pages 5\npswpin 7\npswpout 11\nzswpin 13\nzswpout 17\nzswpwb 19\n"
+                                      "zswpout_extra 99\n", &v), 0);
+        assert_int_equal(v.pswpin, 7);
+        assert_int_equal(v.pswpout, 11);
+        assert_int_equal(v.zswpin, 13);
+        assert_int_equal(v.zswpout, 17);
+        assert_int_equal(v.zswpwb, 19);
+        /* old kernel: no zswp* at all */
+        assert_int_equal(parse_vmstat("pswpin 1\npswpout 2\n", &v), 0);
+        assert_int_equal(v.zswpout, 0);
+        assert_int_equal(parse_vmstat("pswpout x\n", &v), -EINVAL);
+}
+
+static void knob_values(void **state) {
+        assert_int_equal(parse_knob("Y\n"), KNOB_ON);
+        assert_int_equal(parse_knob("N\n"), KNOB_OFF);
+        assert_int_equal(parse_knob("1"), KNOB_ON);
+        assert_int_equal(parse_knob("0"), KNOB_OFF);
+        assert_int_equal(parse_knob(""), -EINVAL);
+        assert_int_equal(parse_knob("yes"), -EINVAL);
+}
+
+static void swaps_count(void **state) {
+        const char *hdr = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
+        char buf[512];
+
+        assert_int_equal(parse_swaps(hdr), 0);
+        snprintf(buf, sizeof(buf), "%s/var/tmp/swap file 2097148 0 -2\n/dev/vda2 partition 1000 0 -3\n", hdr);
+        assert_int_equal(parse_swaps(buf), 2);
+        assert_int_equal(parse_swaps("garbage\n"), -EINVAL);
+}
+
+static void cgroup_v1_detection(void **state) {
+        assert_true(parse_cgroup_memory_v1("12:pids:/\n4:memory:/user.slice\n0::/\n"));
+        assert_true(parse_cgroup_memory_v1("3:cpu,memory:/\n"));
+        assert_false(parse_cgroup_memory_v1("0::/system.slice/zswap-tuned.service\n"));
+        assert_false(parse_cgroup_memory_v1("5:name=memoryish:/\n"));
+        assert_false(parse_cgroup_memory_v1(""));
+}
+
+static void fake_zswap(const char *root, const char *knob, const char *value) {
+        char rel[128];
+
+        tu_write(root, ZSWAP_PARAMS "/enabled", "Y\n");
+        tu_write(root, ZSWAP_PARAMS "/max_pool_percent", "20\n");
+        snprintf(rel, sizeof(rel), ZSWAP_PARAMS "/%s", knob);
+        tu_write(root, rel, "%s\n", value);
+        tu_write(root, "/proc/meminfo", "MemTotal: 1000000 kB\nZswap: 50000 kB\nZswapped: 150000 kB\n");
+        tu_write(root, "/proc/vmstat", "pswpout 3\nzswpout 100\nzswpwb 2\n");
+}
+
+static void pool_from_fake_tree(void **state) {
+        struct kernel k;
+        struct pool_sample s;
+
+        fake_zswap(*state, "shrinker_enabled", "N");
+        assert_int_equal(kernel_init(&k, *state), 0);
+        assert_int_equal(kernel_read_pool(&k, &s), 0);
+        assert_true(s.enabled);
+        assert_int_equal(s.max_pool_percent, 20);
+        assert_int_equal(s.limit_bytes, UINT64_C(1000000) * 1024 * 20 / 100);
+        assert_int_equal(s.pool_bytes, UINT64_C(50000) * 1024);
+        assert_float_equal(pool_percent(&s), 25.0, 1e-9);
+        assert_int_equal(s.vm.zswpout, 100);
+
+        /* the limit is re-read every time */
+        tu_write(*state, ZSWAP_PARAMS "/max_pool_percent", "10\n");
+        assert_int_equal(kernel_read_pool(&k, &s), 0);
+        assert_float_equal(pool_percent(&s), 50.0, 1e-9);
+
+        /* no Zswap line (before 5.19): debugfs has the size in bytes */
+        tu_write(*state, "/proc/meminfo", "MemTotal: 1000000 kB\n");
+        tu_write(*state, ZSWAP_DEBUGFS "/pool_total_size", "%llu\n", (unsigned long long) 102400000);
+        assert_int_equal(kernel_read_pool(&k, &s), 0);
+        assert_int_equal(s.pool_bytes, 102400000);
+
+        /* a broken file is an error, not a zero */
+        tu_write(*state, "/proc/meminfo", "MemTotal: many\n");
+        assert_int_equal(kernel_read_pool(&k, &s), -EINVAL);
+}
+
+static void knob_write_reads_back(void **state) {
+        struct kernel k;
+        char buf[16];
+
+        fake_zswap(*state, "shrinker_enabled", "N");
+        kernel_init(&k, *state);
+        assert_int_equal(kernel_knob_read(&k, "shrinker_enabled"), KNOB_OFF);
+        assert_int_equal(kernel_knob_write(&k, "shrinker_enabled", KNOB_ON), 0);
+        assert_string_equal(tu_read(*state, ZSWAP_PARAMS "/shrinker_enabled", buf, sizeof(buf)), "Y");
+        assert_int_equal(kernel_knob_read(&k, "shrinker_enabled"), KNOB_ON);
+        assert_int_equal(kernel_knob_read(&k, "shrink_enabled"), -ENOENT);
+        assert_int_equal(kernel_knob_write(&k, "shrink_enabled", KNOB_ON), -ENOENT);
+}
+
+static void root_prefix_is_normalised(void **state) {
+        struct kernel k;
+        char p[256], r[256];
+
+        kernel_init(&k, "/");
+        kernel_path(&k, "/proc/meminfo", p, sizeof(p));
+        assert_string_equal(p, "/proc/meminfo");
+        snprintf(r, sizeof(r), "%s//", (const char *) *state);
+        kernel_init(&k, r);
+        kernel_path(&k, "/proc/meminfo", p, sizeof(p));
+        snprintf(r, sizeof(r), "%s/proc/meminfo", (const char *) *state);
+        assert_string_equal(p, r);
+}
+
+static void savefile_round_trip_and_restore(void **state) {
+        const char *root = *state;
+        char dir[512], knob[32], buf[16];
+        struct kernel k;
+        knob_value v;
+
+        fake_zswap(root, "shrinker_enabled", "Y");
+        kernel_init(&k, root);
+        snprintf(dir, sizeof(dir), "%s/run", root);
+        tu_write(root, "/run/.keep", "x");
+
+        assert_int_equal(savefile_read(dir, knob, sizeof(knob), &v), -ENOENT);
+        assert_int_equal(savefile_restore(&k, dir), 0); /* nothing saved: nothing to do */
+        assert_int_equal(savefile_write(dir, "shrinker_enabled", KNOB_OFF), 0);
+        assert_int_equal(savefile_read(dir, knob, sizeof(knob), &v), 0);
+        assert_string_equal(knob, "shrinker_enabled");
+        assert_int_equal(v, KNOB_OFF);
+
+        assert_int_equal(savefile_restore(&k, dir), 0);
+        assert_string_equal(tu_read(root, ZSWAP_PARAMS "/shrinker_enabled", buf, sizeof(buf)), "N");
+        assert_int_equal(savefile_read(dir, knob, sizeof(knob), &v), -ENOENT);
+}
+
+static void savefile_rejects_garbage(void **state) {
+        char knob[32];
+        knob_value v;
+
+        assert_int_equal(parse_savefile("KNOB=shrink_enabled\nVALUE=Y\n", knob, sizeof(knob), &v), 0);
+        assert_int_equal(v, KNOB_ON);
+        assert_int_equal(parse_savefile("KNOB=enabled\nVALUE=Y\n", knob, sizeof(knob), &v), -EINVAL);
+        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\n", knob, sizeof(knob), &v), -EINVAL);
+        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\nVALUE=maybe\n", knob, sizeof(knob), &v), -EINVAL);
+        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\nVALUE=N\nEXTRA=1\n", knob, sizeof(knob), &v), -EINVAL);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(meminfo_parses),
+                cmocka_unit_test(meminfo_malformed),
+                cmocka_unit_test(vmstat_parses),
+                cmocka_unit_test(knob_values),
+                cmocka_unit_test(swaps_count),
+                cmocka_unit_test(cgroup_v1_detection),
+                cmocka_unit_test_setup_teardown(pool_from_fake_tree, setup, teardown),
+                cmocka_unit_test_setup_teardown(knob_write_reads_back, setup, teardown),
+                cmocka_unit_test_setup_teardown(root_prefix_is_normalised, setup, teardown),
+                cmocka_unit_test_setup_teardown(savefile_round_trip_and_restore, setup, teardown),
+                cmocka_unit_test(savefile_rejects_garbage),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Every policy transition, without any kernel. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "policy.h"
+#include "util.h"
+
+#define S(x) ((uint64_t) ((x) * 1e6))
+
+static struct policy_params params(void) {
+        return (struct policy_params) {
+                .pressure_high = 10, .pressure_low = 2, .hold_usec = S(30),
+                .pool_high = 85, .pool_low = 70, .pool_watch = 50,
+                .sample_usec = S(1), .min_sample_usec = S(0.1), .lead_usec = S(10),
+                .idle_check_usec = S(60), .min_dwell_usec = S(10), .max_per_minute = 6,
+        };
+}
+
+static struct policy_decision step(const struct policy_params *p, struct policy_state *s, double t,
+                                   double pressure, bool stores, double pool) {
+        struct policy_sample in = { .now = S(t), .pressure_valid = true, .pressure = pressure,
+                                    .stores = stores, .pool = pool };
+        struct policy_decision d;
+
+        policy_decide(p, s, &in, &d);
+        return d;
+}
+
+static void idle_stays_idle(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 0, false, 5);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.mode, MODE_IDLE);
+        assert_false(d.mode_changed);
+        assert_int_equal(d.next_usec, p.idle_check_usec); /* nothing happening: long sleep */
+}
+
+static void pressure_with_stores_turns_off(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        d = step(&p, &s, 100, 25, true, 20);
+        assert_int_equal(d.set, KNOB_OFF);
+        assert_int_equal(d.mode, MODE_THROUGHPUT);
+        assert_int_equal(d.reason, REASON_PRESSURE);
+        assert_non_null(strstr(d.text, "pressure 25.0%"));
+        assert_int_equal(d.next_usec, p.sample_usec);
+}
+
+static void pressure_needs_stores_and_room(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        d = step(&p, &s, 100, 25, false, 20); /* no zswap stores: not our business */
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.mode, MODE_IDLE);
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        d = step(&p, &s, 101, 25, true, 75); /* pool above Pool.LowPercent: no room */
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.mode, MODE_IDLE);
+        d = step(&p, &s, 102, 9.9, true, 20); /* below Pressure.HighPercent */
+        assert_int_equal(d.set, KNOB_UNSET);
+}
+
+static void already_at_target_changes_mode_without_flip(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 25, true, 20);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_true(d.mode_changed);
+        assert_int_equal(d.mode, MODE_THROUGHPUT);
+        assert_int_equal(s.n_flips, 0);
+}
+
+static void pool_high_turns_on_at_once_and_wins(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        d = step(&p, &s, 100, 25, true, 20);
+        assert_int_equal(d.set, KNOB_OFF);
+        /* 1 s later, well inside MinDwellSec, pressure still high: the pool wins. */
+        d = step(&p, &s, 101, 50, true, 86);
+        assert_int_equal(d.set, KNOB_ON);
+        assert_int_equal(d.mode, MODE_PROTECT);
+        assert_int_equal(d.reason, REASON_POOL_HIGH);
+        assert_int_equal(d.held, HELD_NONE);
+        assert_non_null(strstr(d.text, "pool at 86% of limit"));
+}
+
+static void pool_exactly_at_high_counts(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 0, false, 84.9);
+        assert_int_equal(d.set, KNOB_UNSET);
+        d = step(&p, &s, 200, 0, false, 85);
+        assert_int_equal(d.set, KNOB_ON);
+}
+
+static void prediction_turns_on_early(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 20, true, 10);
+        assert_int_equal(d.mode, MODE_THROUGHPUT);
+        d = step(&p, &s, 101, 20, true, 14); /* +4 %/s: 86 % left = 21 s */
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_true(d.time_to_limit > 10);
+        d = step(&p, &s, 102, 20, true, 30); /* smoothed rate 10 %/s: 7 s left */
+        assert_int_equal(d.set, KNOB_ON);
+        assert_int_equal(d.reason, REASON_POOL_RISING);
+        assert_float_equal(d.fill_rate, 10.0, 1e-9);
+        assert_float_equal(d.time_to_limit, 7.0, 1e-9);
+        assert_non_null(strstr(d.text, "full in 7.0 s"));
+}
+
+static void prediction_off_with_zero_lead(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.lead_usec = 0;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step(&p, &s, 100, 0, true, 10);
+        d = step(&p, &s, 101, 0, true, 40);
+        d = step(&p, &s, 102, 0, true, 70);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.mode, MODE_IDLE);
+}
+
+static void sampling_speeds_up_near_the_limit(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.lead_usec = 0; /* look at the cadence alone */
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step(&p, &s, 100, 5, true, 60);
+        d = step(&p, &s, 101, 5, true, 70);   /* 10 %/s, 3 s left: a quarter of that */
+        assert_float_equal(d.time_to_limit, 3.0, 1e-9);
+        assert_int_equal(d.next_usec, S(0.75));
+        d = step(&p, &s, 102, 5, true, 99.9);  /* rate ~20 %/s, 0.005 s left: floor */
+        assert_int_equal(d.next_usec, p.min_sample_usec);
+        d = step(&p, &s, 103, 5, true, 100);   /* at the limit: no prediction, normal rate */
+        assert_true(d.time_to_limit < 0);
+        assert_int_equal(d.next_usec, p.sample_usec);
+}
+
+static void calm_returns_to_baseline_after_hold(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        d = step(&p, &s, 100, 30, true, 10);
+        assert_int_equal(d.set, KNOB_OFF);
+        d = step(&p, &s, 101, 1, false, 10); /* calm from here */
+        assert_int_equal(d.mode, MODE_THROUGHPUT);
+        assert_int_equal(d.next_usec, p.sample_usec); /* keep watching during the hold */
+        d = step(&p, &s, 130.9, 1, false, 10);
+        assert_int_equal(d.set, KNOB_UNSET);
+        d = step(&p, &s, 131, 1, false, 10);
+        assert_int_equal(d.set, KNOB_ON);
+        assert_int_equal(d.mode, MODE_IDLE);
+        assert_int_equal(d.reason, REASON_CALM);
+        assert_non_null(strstr(d.text, "below 2% for 30 s"));
+        /* idle again: back to sleeping */
+        assert_int_equal(d.next_usec, p.idle_check_usec);
+}
+
+static void calm_interrupted_restarts_hold(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        step(&p, &s, 100, 30, true, 10);
+        step(&p, &s, 101, 0, false, 10);
+        step(&p, &s, 120, 5, false, 10); /* between low and high: not calm */
+        d = step(&p, &s, 121, 0, false, 10);
+        d = step(&p, &s, 140, 0, false, 10); /* 39 s after the first calm, 19 s after the second */
+        assert_int_equal(d.set, KNOB_UNSET);
+        d = step(&p, &s, 151, 0, false, 10);
+        assert_int_equal(d.set, KNOB_ON);
+}
+
+static void invalid_pressure_is_ignored(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_sample in = { .now = S(100), .pressure_valid = false, .pressure = 50, .stores = true, .pool = 10 };
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        policy_decide(&p, &s, &in, &d);
+        assert_int_equal(d.set, KNOB_UNSET);
+        /* without a valid reading, look again soon rather than sleep */
+        assert_int_equal(d.next_usec, p.sample_usec);
+        assert_false(s.calm);
+}
+
+static void protect_holds_until_pool_low(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.min_dwell_usec = 0;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 30, true, 90);
+        assert_int_equal(d.set, KNOB_ON);
+        d = step(&p, &s, 200, 30, true, 80); /* between low and high: stay on (hysteresis) */
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.mode, MODE_PROTECT);
+        d = step(&p, &s, 300, 30, true, 70);
+        assert_int_equal(d.set, KNOB_OFF);
+        assert_int_equal(d.mode, MODE_THROUGHPUT);
+}
+
+static void dwell_holds_back_and_logs_once(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 0, false, 90);
+        assert_int_equal(d.set, KNOB_ON);
+        d = step(&p, &s, 105, 30, true, 40); /* wants OFF 5 s after a flip */
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.held, HELD_DWELL);
+        assert_true(d.held_changed);
+        assert_int_equal(d.mode, MODE_PROTECT);
+        d = step(&p, &s, 106, 30, true, 40);
+        assert_int_equal(d.held, HELD_DWELL);
+        assert_false(d.held_changed); /* said once */
+        d = step(&p, &s, 110, 30, true, 40);
+        assert_int_equal(d.set, KNOB_OFF);
+        assert_int_equal(d.held, HELD_NONE);
+        assert_true(d.held_changed);
+}
+
+static void cap_limits_flips_per_minute(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.min_dwell_usec = 0;
+        p.max_per_minute = 2;
+        p.hold_usec = 0;
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        d = step(&p, &s, 100, 30, true, 10);
+        assert_int_equal(d.set, KNOB_OFF);
+        d = step(&p, &s, 101, 0, false, 10);
+        assert_int_equal(d.set, KNOB_ON);
+        d = step(&p, &s, 102, 30, true, 10);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.held, HELD_CAP);
+        /* a minute after the first flip, one slot is free again */
+        d = step(&p, &s, 160, 30, true, 10);
+        assert_int_equal(d.set, KNOB_OFF);
+}
+
+static void safety_is_never_held(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.max_per_minute = 1;
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        d = step(&p, &s, 100, 30, true, 10);
+        assert_int_equal(d.set, KNOB_OFF);
+        d = step(&p, &s, 101, 30, true, 95); /* cap reached and inside dwell */
+        assert_int_equal(d.set, KNOB_ON);
+        assert_int_equal(d.held, HELD_NONE);
+}
+
+static void safety_reasserts_after_outside_change(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 0, false, 90);
+        assert_int_equal(d.set, KNOB_ON);
+        policy_sync_knob(&s, KNOB_OFF); /* someone turned it off */
+        d = step(&p, &s, 101, 0, false, 90);
+        assert_int_equal(d.set, KNOB_ON);
+        /* but outside the safety rule the outside value is left alone */
+        d = step(&p, &s, 200, 5, false, 80);
+        policy_sync_knob(&s, KNOB_OFF);
+        d = step(&p, &s, 201, 5, false, 80);
+        assert_int_equal(d.set, KNOB_UNSET);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(idle_stays_idle),
+                cmocka_unit_test(pressure_with_stores_turns_off),
+                cmocka_unit_test(pressure_needs_stores_and_room),
+                cmocka_unit_test(already_at_target_changes_mode_without_flip),
+                cmocka_unit_test(pool_high_turns_on_at_once_and_wins),
+                cmocka_unit_test(pool_exactly_at_high_counts),
+                cmocka_unit_test(prediction_turns_on_early),
+                cmocka_unit_test(prediction_off_with_zero_lead),
+                cmocka_unit_test(sampling_speeds_up_near_the_limit),
+                cmocka_unit_test(calm_returns_to_baseline_after_hold),
+                cmocka_unit_test(calm_interrupted_restarts_hold),
+                cmocka_unit_test(invalid_pressure_is_ignored),
+                cmocka_unit_test(protect_holds_until_pool_low),
+                cmocka_unit_test(dwell_holds_back_and_logs_once),
+                cmocka_unit_test(cap_limits_flips_per_minute),
+                cmocka_unit_test(safety_is_never_held),
+                cmocka_unit_test(safety_reasserts_after_outside_change),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The daemon's manager against a fake /proc and /sys, driven through scripted
+ * timelines of PSI totals and pool sizes. Asserts the knob file's value after
+ * every step and the log lines said along the way.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "manager.h"
+#include "savefile.h"
+#include "testutil.h"
+#include "util.h"
+
+#define MEMTOTAL_KB 1000000ULL /* with max_pool_percent=20: limit 200000 kB */
+#define LIMIT_KB (MEMTOTAL_KB * 20 / 100)
+
+struct fake {
+        char *root;
+        char state[512], conf[512];
+        uint64_t psi_total, zswpout, pool_kb;
+        char log[64][512];
+        unsigned n_log;
+        struct manager m;
+        uint64_t t0;
+};
+
+static void hook(int prio, const char *msg, const char *const *fields, void *userdata) {
+        struct fake *f = userdata;
+        char *l;
+
+        if (prio == LOG_DEBUG || f->n_log >= ELEMENTSOF(f->log))
+                return;
+        l = f->log[f->n_log++];
+        snprintf(l, sizeof(f->log[0]), "%s", msg);
+        /* keep the structured fields next to the message, as the journal would */
+        for (size_t i = 0; fields && fields[i]; i++)
+                snprintf(l + strlen(l), sizeof(f->log[0]) - strlen(l), " %s", fields[i]);
+}
+
+static bool logged(struct fake *f, const char *needle) {
+        for (unsigned i = 0; i < f->n_log; i++)
+                if (strstr(f->log[i], needle))
+                        return true;
+        return false;
+}
+
+static unsigned count_logged(struct fake *f, const char *needle) {
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < f->n_log; i++)
+                n += strstr(f->log[i], needle) != NULL;
+        return n;
+}
+
+static void dump_log(struct fake *f) {
+        for (unsigned i = 0; i < f->n_log; i++)
+                print_message("  log: %s\n", f->log[i]);
+}
+
+#define assert_logged(f, s) do { if (!logged(f, s)) { dump_log(f); fail_msg("not logged: %s", s); } } while (0)
+
+static void write_world(struct fake *f) {
+        tu_write(f->root, "/proc/pressure/memory",
+                 "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+                 (unsigned long long) f->psi_total);
+        tu_write(f->root, "/proc/meminfo", "MemTotal: %llu kB\nZswap: %llu kB\nZswapped: %llu kB\n", MEMTOTAL_KB,
+                 (unsigned long long) f->pool_kb, (unsigned long long) f->pool_kb * 3);
+        tu_write(f->root, "/proc/vmstat", "pswpin 0\npswpout 0\nzswpin 0\nzswpout %llu\nzswpwb 0\n",
+                 (unsigned long long) f->zswpout);
+}
+
+static int setup(void **state) {
+        struct fake *f = calloc(1, sizeof(*f));
+
+        f->root = tu_mkdtemp();
+        snprintf(f->state, sizeof(f->state), "%s/run", f->root);
+        snprintf(f->conf, sizeof(f->conf), "%s/zswap-tuned.conf", f->root);
+        tu_write(f->root, "/run/.keep", "\n");
+        tu_write(f->root, ZSWAP_PARAMS "/enabled", "Y\n");
+        tu_write(f->root, ZSWAP_PARAMS "/max_pool_percent", "20\n");
+        tu_write(f->root, ZSWAP_PARAMS "/shrinker_enabled", "Y\n");
+        tu_write(f->root, "/proc/swaps", "Filename Type Size Used Priority\n/swapfile file 100 0 -2\n");
+        tu_write(f->root, "/proc/self/cgroup", "0::/\n");
+        f->pool_kb = LIMIT_KB / 10;
+        f->zswpout = 1000;
+        write_world(f);
+        log_set_hook(hook, f);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        struct fake *f = *state;
+
+        manager_free(&f->m);
+        log_set_hook(NULL, NULL);
+        log_set_max_level(LOG_INFO);
+        tu_rm_rf(f->root);
+        free(f->root);
+        free(f);
+        return 0;
+}
+
+static int start(struct fake *f, const char *config) {
+        char err[512];
+        int r;
+
+        tu_write(f->root, "/zswap-tuned.conf", "%s", config);
+        manager_init(&f->m);
+        f->m.config_path = f->conf;
+        f->m.use_udev = false;
+        snprintf(f->m.state_dir, sizeof(f->m.state_dir), "%s", f->state);
+        kernel_init(&f->m.kernel, f->root);
+        if (manager_load_config(&f->m, err, sizeof(err)) < 0)
+                fail_msg("config: %s", err);
+        r = manager_start(&f->m, NULL);
+        f->t0 = f->m.last_sample;
+        return r;
+}
+
+/* Advance to t seconds after start with this much stall (percent of the
+ * elapsed time), this many stores and the pool at this percent of its limit. */
+static void at(struct fake *f, double t, double pressure, unsigned stores, double pool) {
+        uint64_t now = f->t0 + (uint64_t) (t * 1e6);
+        uint64_t dt = now - f->m.last_sample;
+
+        f->psi_total += (uint64_t) (pressure / 100 * (double) dt);
+        f->zswpout += stores;
+        f->pool_kb = (uint64_t) (pool / 100 * LIMIT_KB);
+        write_world(f);
+        manager_tick(&f->m, now);
+}
+
+static const char *knob(struct fake *f) {
+        static char buf[16];
+        return tu_read(f->root, ZSWAP_PARAMS "/shrinker_enabled", buf, sizeof(buf));
+}
+
+#define QUICK "[Pressure]\nHoldSec=5\n[Pool]\nLeadSec=0\n[Flips]\nMinDwellSec=0\n"
+
+/* The whole story: off under pressure, on near the limit, back to baseline. */
+static void full_cycle(void **state) {
+        struct fake *f = *state;
+        char saved[32];
+        knob_value v;
+
+        assert_int_equal(start(f, QUICK), 0);
+        assert_logged(f, "Knob: shrinker_enabled = Y");
+        assert_logged(f, "Swap: 1 active device(s)");
+        assert_logged(f, "PSI: /proc/pressure/memory, no trigger (not a kernel PSI file)");
+        assert_string_equal(knob(f), "Y");
+        assert_string_equal(f->m.status, "Idle, shrinker_enabled=Y, pressure 0.0%, pool 10% of limit");
+
+        at(f, 1, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+        assert_logged(f, "Shrinker off: pressure 30.0% >= 10%, pool 12% of limit");
+        assert_logged(f, "KNOB_VALUE=N PREVIOUS_VALUE=Y MODE=throughput REASON=pressure");
+        assert_string_equal(f->m.status, "Favouring stores, shrinker_enabled=N, pressure 30.0%, pool 12% of limit");
+        /* the original value was saved before the write */
+        assert_int_equal(savefile_read(f->state, saved, sizeof(saved), &v), 0);
+        assert_int_equal(v, KNOB_ON);
+
+        at(f, 2, 30, 500, 60);
+        assert_string_equal(knob(f), "N");
+        at(f, 3, 30, 500, 86);
+        assert_string_equal(knob(f), "Y");
+        assert_logged(f, "Shrinker on: pool at 86% of limit (high 85%)");
+        assert_logged(f, "REASON=pool-high");
+
+        /* the hog ends: pool drains, pressure gone; back to baseline after HoldSec */
+        at(f, 4, 0, 0, 30);
+        assert_string_equal(knob(f), "Y");
+        at(f, 8.9, 0, 0, 5);
+        assert_int_equal(f->m.policy.mode, MODE_PROTECT);
+        at(f, 9, 0, 0, 5);
+        assert_int_equal(f->m.policy.mode, MODE_IDLE);
+        assert_logged(f, "Mode: Idle (shrinker already on)");
+
+        /* pressure again, then calm: the flip back to the baseline is logged as such */
+        at(f, 10, 50, 100, 5);
+        assert_string_equal(knob(f), "N");
+        at(f, 11, 0, 0, 5);
+        at(f, 16, 0, 0, 5);
+        assert_string_equal(knob(f), "Y");
+        assert_logged(f, "Shrinker back to baseline (on): pressure below 2% for 5 s");
+        assert_int_equal(count_logged(f, "Shrinker off:"), 2);
+        assert_int_equal(count_logged(f, "Shrinker on:"), 1);
+}
+
+static void sigterm_path_restores(void **state) {
+        struct fake *f = *state;
+        char saved[32];
+        knob_value v;
+
+        assert_int_equal(start(f, QUICK), 0);
+        at(f, 1, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(knob(f), "Y");
+        assert_logged(f, "Restored shrinker_enabled to its original value Y");
+        assert_int_equal(savefile_read(f->state, saved, sizeof(saved), &v), -ENOENT);
+}
+
+static void prediction_acts_before_the_limit(void **state) {
+        struct fake *f = *state;
+
+        assert_int_equal(start(f, "[Pool]\nLeadSec=10\n[Daemon]\nBaseline=off\n"), 0);
+        assert_string_equal(knob(f), "N"); /* Baseline=off applied at start */
+        assert_logged(f, "Shrinker back to baseline (off): Baseline=off");
+        at(f, 1, 30, 500, 10);
+        at(f, 2, 30, 500, 25);
+        /* +15 %/s (smoothed 7.5 %/s): full in 10 s, within LeadSec, at a quarter of the limit */
+        assert_string_equal(knob(f), "Y");
+        assert_logged(f, "Shrinker on: pool at 25% of limit and rising 7.5%/s, full in 10.0 s (lead 10 s)");
+        assert_logged(f, "REASON=pool-rising");
+}
+
+static void dry_run_never_writes(void **state) {
+        struct fake *f = *state;
+        char saved[32];
+        knob_value v;
+
+        assert_int_equal(start(f, QUICK "[Daemon]\nDryRun=yes\n"), 0);
+        assert_logged(f, "Dry run: the knob is never written");
+        at(f, 1, 30, 500, 12);
+        assert_string_equal(knob(f), "Y");
+        assert_logged(f, "Would set shrinker_enabled=N: pressure 30.0%");
+        assert_logged(f, "DRY_RUN=1");
+        assert_string_equal(f->m.status, "Favouring stores, shrinker_enabled=N, pressure 30.0%, pool 12% of limit (dry run)");
+        at(f, 2, 30, 500, 90);
+        assert_logged(f, "Would set shrinker_enabled=Y: pool at 90%");
+        assert_int_equal(savefile_read(f->state, saved, sizeof(saved), &v), -ENOENT);
+        manager_restore(&f->m);
+        assert_string_equal(knob(f), "Y");
+}
+
+static void dwell_holds_back_once(void **state) {
+        struct fake *f = *state;
+
+        assert_int_equal(start(f, "[Pool]\nLeadSec=0\n[Flips]\nMinDwellSec=10\n"), 0);
+        at(f, 1, 0, 0, 90);      /* already Y: protect without a flip */
+        at(f, 2, 30, 500, 20);   /* wants off: first flip, allowed */
+        assert_string_equal(knob(f), "N");
+        at(f, 3, 30, 500, 86);   /* safety: immediate */
+        assert_string_equal(knob(f), "Y");
+        at(f, 4, 30, 500, 20);   /* wants off 1 s after a flip: held */
+        at(f, 5, 30, 500, 20);
+        assert_string_equal(knob(f), "Y");
+        assert_int_equal(count_logged(f, "Holding back a flip"), 1);
+        at(f, 12, 30, 500, 20);  /* (the daemon samples every second meanwhile) */
+        assert_string_equal(knob(f), "Y");
+        at(f, 13, 30, 500, 20);
+        assert_string_equal(knob(f), "N");
+}
+
+static void outside_change_while_idle_becomes_baseline(void **state) {
+        struct fake *f = *state;
+
+        assert_int_equal(start(f, QUICK), 0);
+        tu_write(f->root, ZSWAP_PARAMS "/shrinker_enabled", "N\n"); /* the admin */
+        at(f, 1, 0, 0, 10);
+        assert_logged(f, "shrinker_enabled was changed to N outside zswap-tuned");
+        at(f, 2, 30, 500, 10);   /* throughput: already N, no write needed */
+        assert_int_equal(count_logged(f, "Shrinker off"), 0);
+        at(f, 3, 0, 0, 90);
+        assert_string_equal(knob(f), "Y");
+        manager_restore(&f->m);
+        assert_string_equal(knob(f), "N"); /* the admin's value, not the startup one */
+}
+
+static void leftover_savefile_is_the_original(void **state) {
+        struct fake *f = *state;
+
+        /* A previous instance was SIGKILLed with the knob at Y; it had saved N. */
+        assert_int_equal(savefile_write(f->state, "shrinker_enabled", KNOB_OFF), 0);
+        assert_int_equal(start(f, QUICK), 0);
+        assert_logged(f, "a previous run left shrinker_enabled=Y; its original value N is the one to restore");
+        assert_string_equal(knob(f), "N");
+        at(f, 1, 0, 0, 90);
+        assert_string_equal(knob(f), "Y");
+        manager_restore(&f->m);
+        assert_string_equal(knob(f), "N");
+}
+
+static void no_knob_means_monitor_only(void **state) {
+        struct fake *f = *state;
+        char path[600];
+
+        snprintf(path, sizeof(path), "%s" ZSWAP_PARAMS "/shrinker_enabled", f->root);
+        unlink(path);
+        assert_int_equal(start(f, QUICK), 0);
+        assert_logged(f, "monitoring only");
+        at(f, 1, 0, 0, 95);
+        assert_string_equal(f->m.status, "Protecting pool, knob none, pressure 0.0%, pool 95% of limit");
+        assert_logged(f, "Mode: Protecting pool");
+        assert_false(logged(f, "Shrinker on"));
+}
+
+static void forced_knob_must_exist(void **state) {
+        struct fake *f = *state;
+
+        assert_int_equal(start(f, "[Daemon]\nKnob=shrink_enabled\n"), EXIT_UNAVAILABLE);
+        assert_logged(f, "Knob=shrink_enabled, but /sys/module/zswap/parameters/shrink_enabled does not exist");
+        assert_string_equal(knob(f), "Y");
+}
+
+static void old_patch_knob_is_found(void **state) {
+        struct fake *f = *state;
+        char path[600];
+
+        snprintf(path, sizeof(path), "%s" ZSWAP_PARAMS "/shrinker_enabled", f->root);
+        unlink(path);
+        tu_write(f->root, ZSWAP_PARAMS "/shrink_enabled", "Y\n");
+        assert_int_equal(start(f, QUICK), 0);
+        assert_logged(f, "Knob: shrink_enabled = Y");
+        at(f, 1, 30, 500, 10);
+        assert_string_equal(tu_read(f->root, ZSWAP_PARAMS "/shrink_enabled", path, sizeof(path)), "N");
+}
+
+static void missing_psi_is_fatal(void **state) {
+        struct fake *f = *state;
+        char path[600];
+
+        snprintf(path, sizeof(path), "%s/proc/pressure/memory", f->root);
+        unlink(path);
+        assert_int_equal(start(f, QUICK), EXIT_UNAVAILABLE);
+        assert_logged(f, "boot with psi=1");
+        assert_string_equal(knob(f), "Y");
+}
+
+static void cgroup_source_comes_and_goes(void **state) {
+        struct fake *f = *state;
+        char path[600];
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        assert_int_equal(start(f, QUICK "[Pressure]\nSystem=no\nCgroups=app.slice\n"), 0);
+        assert_logged(f, "PSI: cannot read /sys/fs/cgroup/app.slice/memory.pressure");
+        /* the slice starts: its pressure is used from the next sample on */
+        tu_write(f->root, "/sys/fs/cgroup/app.slice/memory.pressure", "some total=0\nfull total=0\n");
+        at(f, 1, 0, 0, 10);
+        assert_logged(f, "PSI: /sys/fs/cgroup/app.slice/memory.pressure is back");
+        tu_write(f->root, "/sys/fs/cgroup/app.slice/memory.pressure", "some total=400000\nfull total=0\n");
+        at(f, 2, 0, 500, 10); /* system pressure 0, the slice's 40% */
+        assert_string_equal(knob(f), "N");
+        assert_logged(f, "Shrinker off: pressure 40.0%");
+        /* the slice stops */
+        snprintf(path, sizeof(path), "%s/sys/fs/cgroup/app.slice/memory.pressure", f->root);
+        unlink(path);
+        at(f, 3, 0, 0, 10);
+        assert_logged(f, "is gone; ignoring it until it is back");
+}
+
+static void reload_applies_or_keeps(void **state) {
+        struct fake *f = *state;
+
+        assert_int_equal(start(f, QUICK), 0);
+        tu_write(f->root, "/zswap-tuned.conf", "[Pool]\nHighPercent=50\nLowPercent=40\n");
+        assert_int_equal(manager_reload(&f->m), 0);
+        assert_logged(f, "Reloaded configuration");
+        assert_float_equal(f->m.params.pool_high, 50, 0);
+        tu_write(f->root, "/zswap-tuned.conf", "[Pool]\nHighPercent=60\nnonsense\n");
+        assert_int_not_equal(manager_reload(&f->m), 0);
+        assert_logged(f, "zswap-tuned.conf:3: syntax error");
+        assert_logged(f, "keeping the old configuration");
+        assert_float_equal(f->m.params.pool_high, 50, 0);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+#define T(x) cmocka_unit_test_setup_teardown(x, setup, teardown)
+                T(full_cycle),
+                T(sigterm_path_restores),
+                T(prediction_acts_before_the_limit),
+                T(dry_run_never_writes),
+                T(dwell_holds_back_once),
+                T(outside_change_while_idle_becomes_baseline),
+                T(leftover_savefile_is_the_original),
+                T(no_knob_means_monitor_only),
+                T(forced_knob_must_exist),
+                T(old_patch_knob_is_found),
+                T(missing_psi_is_fatal),
+                T(cgroup_source_comes_and_goes),
+                T(reload_applies_or_keeps),
+#undef T
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

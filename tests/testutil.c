@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "util.h"
+
+char *tu_mkdtemp(void) {
+        char *p = strdup("/tmp/zswap-tuned-test.XXXXXX");
+
+        assert_non_null(p);
+        assert_non_null(mkdtemp(p));
+        return p;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        return remove(path);
+}
+
+void tu_rm_rf(const char *path) {
+        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void mkdir_parents(char *path) {
+        for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+                *s = '\0';
+                mkdir(path, 0755);
+                *s = '/';
+        }
+}
+
+void tu_write(const char *root, const char *rel, const char *fmt, ...) {
+        char path[PATH_MAX];
+        va_list ap;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s%s", root, rel);
+        mkdir_parents(path);
+        f = fopen(path, "we");
+        assert_non_null(f);
+        va_start(ap, fmt);
+        vfprintf(f, fmt, ap);
+        va_end(ap);
+        assert_int_equal(fclose(f), 0);
+}
+
+const char *tu_read(const char *root, const char *rel, char *buf, size_t size) {
+        char path[PATH_MAX];
+        size_t n;
+
+        snprintf(path, sizeof(path), "%s%s", root, rel);
+        assert_true(read_full_file(path, buf, size) >= 0);
+        n = strlen(buf);
+        if (n > 0 && buf[n - 1] == '\n')
+                buf[n - 1] = '\0';
+        return buf;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* A scratch directory per test, and file helpers for building fake
+ * /proc and /sys trees in it. */
+
+#include <stddef.h>
+
+char *tu_mkdtemp(void);                    /* malloc'ed path */
+void tu_rm_rf(const char *path);
+/* Write content to root/rel, creating parent directories. */
+void tu_write(const char *root, const char *rel, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Read root/rel into buf (trimmed of one trailing newline). */
+const char *tu_read(const char *root, const char *rel, char *buf, size_t size);
