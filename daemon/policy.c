@@ -161,7 +161,8 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
 
         if (want != s->mode) {
                 knob_value k = mode_knob(s, want);
-                bool flip = k != KNOB_UNSET && k != s->knob;
+                /* no knob (monitor only): modes change, nothing flips */
+                bool flip = k != KNOB_UNSET && s->knob != KNOB_UNSET && k != s->knob;
 
                 if (flip && !safety && p->min_dwell_usec > 0 && s->flipped &&
                     in->now - s->last_flip < p->min_dwell_usec)
@@ -179,7 +180,7 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                                 record_flip(s, in->now);
                         }
                 }
-        } else if (safety && s->knob != KNOB_ON) {
+        } else if (safety && s->knob == KNOB_OFF) {
                 /* Still protecting, but the knob was turned off behind our back. */
                 d->set = KNOB_ON;
                 s->knob = KNOB_ON;

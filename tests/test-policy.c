@@ -312,6 +312,23 @@ static void safety_reasserts_after_outside_change(void **state) {
         assert_int_equal(d.set, KNOB_UNSET);
 }
 
+static void no_knob_never_flips(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        /* monitor only: no knob, no baseline; modes still change for STATUS */
+        policy_init(&s, KNOB_UNSET, KNOB_UNSET);
+        d = step(&p, &s, 100, 0, false, 95);
+        assert_int_equal(d.mode, MODE_PROTECT);
+        assert_int_equal(d.set, KNOB_UNSET);
+        d = step(&p, &s, 101, 30, true, 10); /* inside any dwell: nothing to hold */
+        assert_int_equal(d.mode, MODE_THROUGHPUT);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.held, HELD_NONE);
+        assert_int_equal(s.n_flips, 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(idle_stays_idle),
@@ -331,6 +348,7 @@ int main(void) {
                 cmocka_unit_test(cap_limits_flips_per_minute),
                 cmocka_unit_test(safety_is_never_held),
                 cmocka_unit_test(safety_reasserts_after_outside_change),
+                cmocka_unit_test(no_knob_never_flips),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
