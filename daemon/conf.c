@@ -50,6 +50,8 @@ static const struct key keys[] = {
         K("Pool", "IdleCheckSec", T_UINT, idle_check_sec, 0, 86400, NULL),
         K("Flips", "MinDwellSec", T_UINT, min_dwell_sec, 0, 3600, NULL),
         K("Flips", "MaxPerMinute", T_UINT, max_per_minute, 0, 600, NULL),
+        K("Batch", "Cgroups", T_CGROUPS, batch_cgroups, 0, 0, NULL),
+        K("Batch", "ZswapMaxPercent", T_PERCENT, batch_zswap_max, 1, 100, NULL),
 };
 #undef K
 
@@ -77,17 +79,19 @@ void conf_defaults(struct conf *c) {
                 .idle_check_sec = 60,
                 .min_dwell_sec = 10,
                 .max_per_minute = 6,
+                .batch_zswap_max = 70,
         };
 }
 
-static void free_cgroups(struct conf *c) {
-        for (unsigned i = 0; i < c->n_cgroups; i++)
-                free(c->cgroups[i]);
-        c->n_cgroups = 0;
+static void free_list(struct conf_list *l) {
+        for (unsigned i = 0; i < l->n; i++)
+                free(l->item[i]);
+        l->n = 0;
 }
 
 void conf_free(struct conf *c) {
-        free_cgroups(c);
+        free_list(&c->cgroups);
+        free_list(&c->batch_cgroups);
 }
 
 const char *knob_choice_to_string(int k) {
@@ -172,21 +176,21 @@ static char *reader(char *str, int num, void *stream) {
         memcpy(name, s + 1, len);
         name[len] = '\0';
         if (!section_known(name))
-                fail(p, p->file, p->line, "unknown section [%s] (known: Daemon, Pressure, Pool, Flips)", name);
+                fail(p, p->file, p->line, "unknown section [%s] (known: Daemon, Pressure, Pool, Flips, Batch)", name);
         return str;
 }
 
-static int set_cgroups(struct parser *p, struct conf *c, const char *value) {
+static int set_cgroups(struct parser *p, struct conf_list *l, const char *value) {
         char buf[4096], *save = NULL;
 
-        free_cgroups(c);
+        free_list(l);
         if (strlen(value) >= sizeof(buf)) {
                 fail(p, p->file, p->line, "Cgroups= value too long");
                 return 0;
         }
         strcpy(buf, value);
         for (char *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-                if (c->n_cgroups >= CONF_MAX_CGROUPS) {
+                if (l->n >= CONF_MAX_CGROUPS) {
                         fail(p, p->file, p->line, "Cgroups= lists more than %d cgroups", CONF_MAX_CGROUPS);
                         return 0;
                 }
@@ -194,12 +198,12 @@ static int set_cgroups(struct parser *p, struct conf *c, const char *value) {
                         fail(p, p->file, p->line, "Cgroups= path '%s' must not contain '..'", w);
                         return 0;
                 }
-                c->cgroups[c->n_cgroups] = strdup(w);
-                if (!c->cgroups[c->n_cgroups]) {
+                l->item[l->n] = strdup(w);
+                if (!l->item[l->n]) {
                         fail(p, p->file, p->line, "out of memory");
                         return 0;
                 }
-                c->n_cgroups++;
+                l->n++;
         }
         return 1;
 }
@@ -258,7 +262,7 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
                 *(int *) field = r;
                 return 1;
         case T_CGROUPS:
-                return set_cgroups(p, p->conf, value);
+                return set_cgroups(p, (struct conf_list *) field, value);
         }
         return 0;
 }
@@ -401,10 +405,12 @@ static void dump_value(const struct conf *c, const struct key *k, FILE *f) {
         case T_LOGLEVEL:
                 fputs(log_level_to_string(*(const int *) field), f);
                 break;
-        case T_CGROUPS:
-                for (unsigned i = 0; i < c->n_cgroups; i++)
-                        fprintf(f, "%s%s", i ? " " : "", c->cgroups[i]);
+        case T_CGROUPS: {
+                const struct conf_list *l = (const struct conf_list *) field;
+                for (unsigned i = 0; i < l->n; i++)
+                        fprintf(f, "%s%s", i ? " " : "", l->item[i]);
                 break;
+        }
         }
 }
 

@@ -10,6 +10,11 @@ enum psi_type { PSI_SOME, PSI_FULL };
 
 #define CONF_MAX_CGROUPS 16
 
+struct conf_list {
+        char *item[CONF_MAX_CGROUPS];
+        unsigned n;
+};
+
 struct conf {
         /* [Daemon] */
         int knob;               /* enum knob_choice */
@@ -18,8 +23,7 @@ struct conf {
         int log_level;          /* LOG_ERR .. LOG_DEBUG */
         /* [Pressure] */
         bool system;
-        char *cgroups[CONF_MAX_CGROUPS];
-        unsigned n_cgroups;
+        struct conf_list cgroups;
         int type;               /* enum psi_type */
         unsigned trigger_stall_ms, trigger_window_ms;
         double pressure_high, pressure_low;
@@ -29,6 +33,9 @@ struct conf {
         unsigned sample_ms, min_sample_ms, lead_sec, idle_check_sec;
         /* [Flips] */
         unsigned min_dwell_sec, max_per_minute;
+        /* [Batch] */
+        struct conf_list batch_cgroups;
+        double batch_zswap_max;  /* percent of the pool limit */
 };
 
 void conf_defaults(struct conf *c);

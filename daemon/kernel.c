@@ -59,6 +59,37 @@ bool kernel_exists(const struct kernel *k, const char *path) {
         return kernel_path(k, path, p, sizeof(p)) == 0 && access(p, F_OK) == 0;
 }
 
+int kernel_cgroup_path(const struct kernel *k, const char *spec, const char *file, char *buf, size_t size) {
+        static const char *const mounts[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+        size_t n = strlen(spec), f = strlen(file);
+        char dir[512];
+
+        while (n > 1 && spec[n - 1] == '/')
+                n--;
+        if (n > f && spec[n - f - 1] == '/' && strncmp(spec + n - f, file, f) == 0)
+                n -= f + 1;
+        if (spec[0] == '/') {
+                if ((size_t) snprintf(buf, size, "%.*s/%s", (int) n, spec, file) >= size)
+                        return -ENAMETOOLONG;
+                return 0;
+        }
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < ELEMENTSOF(mounts); i++) {
+                        if (pass == 0)
+                                snprintf(dir, sizeof(dir), "%s/%.*s", mounts[i], (int) n, spec);
+                        else
+                                snprintf(dir, sizeof(dir), "%s/cgroup.controllers", mounts[i]);
+                        if (!kernel_exists(k, dir))
+                                continue;
+                        if ((size_t) snprintf(buf, size, "%s/%.*s/%s", mounts[i], (int) n, spec, file) >= size)
+                                return -ENAMETOOLONG;
+                        return 0;
+                }
+        if ((size_t) snprintf(buf, size, "/sys/fs/cgroup/%.*s/%s", (int) n, spec, file) >= size)
+                return -ENAMETOOLONG;
+        return 0;
+}
+
 /* Find "key" at the start of a line followed by a separator; return what follows. */
 static const char *find_field(const char *buf, const char *key, char sep) {
         size_t n = strlen(key);

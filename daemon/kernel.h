@@ -25,6 +25,12 @@ int kernel_write(const struct kernel *k, const char *path, const char *s);
 int kernel_open(const struct kernel *k, const char *path, int flags);
 bool kernel_exists(const struct kernel *k, const char *path);
 
+/* A Cgroups= entry and a file name -> that file's path below the root prefix.
+ * Absolute: that directory (a trailing "/<file>" is allowed). Relative: below
+ * the cgroup v2 mount that has it, /sys/fs/cgroup or, on hybrid systems,
+ * /sys/fs/cgroup/unified; if neither has it yet, below the v2 root. */
+int kernel_cgroup_path(const struct kernel *k, const char *spec, const char *file, char *buf, size_t size);
+
 struct meminfo {
         uint64_t mem_total_kb;
         uint64_t zswap_kb, zswapped_kb;

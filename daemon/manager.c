@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <libudev.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,47 @@ static void log_flip(struct manager *m, knob_value from, knob_value to, const st
                 log_fields(LOG_NOTICE, fields, "Shrinker %s: %s", onoff(to), d->text);
 }
 
+/* ---- saving originals ----------------------------------------------------- */
+
+static void persist(struct manager *m) {
+        int r = savefile_write(m->state_dir, &m->save);
+
+        if (r < 0 && !m->save_failed)
+                log_warning("Cannot save original values in %s/" SAVEFILE_NAME ": %s; they are restored on a clean "
+                            "exit, but not after a crash", m->state_dir, strerror(-r));
+        m->save_failed = r < 0;
+}
+
+static void save_cap(struct manager *m, const char *path, const char *value) {
+        struct saved_cap *c;
+
+        if (m->save.n_caps >= ELEMENTSOF(m->save.caps))
+                return;
+        c = &m->save.caps[m->save.n_caps++];
+        /* (memccpy: path may point into *m, which snprintf may not be given) */
+        if (!memccpy(c->path, path, '\0', sizeof(c->path)))
+                c->path[sizeof(c->path) - 1] = '\0';
+        if (!memccpy(c->value, value, '\0', sizeof(c->value)))
+                c->value[sizeof(c->value) - 1] = '\0';
+        persist(m);
+}
+
+static const char *saved_cap(const struct manager *m, const char *path) {
+        for (unsigned i = 0; i < m->save.n_caps; i++)
+                if (strcmp(m->save.caps[i].path, path) == 0)
+                        return m->save.caps[i].value;
+        return NULL;
+}
+
+static void forget_cap(struct manager *m, const char *path) {
+        for (unsigned i = 0; i < m->save.n_caps; i++)
+                if (strcmp(m->save.caps[i].path, path) == 0) {
+                        m->save.caps[i] = m->save.caps[--m->save.n_caps];
+                        persist(m);
+                        return;
+                }
+}
+
 /* ---- the knob ------------------------------------------------------------- */
 
 /* Set the knob (or say we would), saving the original first. Returns the
@@ -127,13 +169,10 @@ static knob_value set_knob(struct manager *m, knob_value before, knob_value v, c
                 log_flip(m, before, v, d);
                 return v;
         }
-        if (!m->saved) {
-                r = savefile_write(m->state_dir, m->knob, m->original);
-                if (r < 0)
-                        log_warning("Cannot save the original value of %s in %s: %s; it is restored on a clean "
-                                    "exit, but not after a crash", m->knob, m->state_dir, strerror(-r));
-                else
-                        m->saved = true;
+        if (!m->save.knob[0]) {
+                snprintf(m->save.knob, sizeof(m->save.knob), "%s", m->knob);
+                m->save.value = m->original;
+                persist(m);
         }
         m->wrote = true;
         r = kernel_knob_write(&m->kernel, m->knob, v);
@@ -185,14 +224,12 @@ static int probe_knob(struct manager *m) {
         m->original = r;
 
         /* A previous instance died without restoring: its saved value is the original. */
-        char saved[32];
-        knob_value v;
-        if (savefile_read(m->state_dir, saved, sizeof(saved), &v) == 0 && strcmp(saved, m->knob) == 0) {
+        if (m->save.knob[0] && strcmp(m->save.knob, m->knob) == 0) {
+                knob_value v = m->save.value;
                 if (v != m->original)
                         log_notice("Found %s/" SAVEFILE_NAME ": a previous run left %s=%s; its original value %s "
                                    "is the one to restore", m->state_dir, m->knob, knob_str(m->original), knob_str(v));
                 m->original = v;
-                m->saved = true;
                 m->wrote = true;
         }
         log_info("Knob: %s = %s%s", m->knob, knob_str(r), m->conf.knob == KNOB_CHOICE_AUTO ? "" : " (Knob=)");
@@ -293,11 +330,11 @@ static void setup_sources(struct manager *m) {
                 snprintf(s->spec, sizeof(s->spec), "system");
                 snprintf(s->path, sizeof(s->path), PSI_SYSTEM_MEMORY);
         }
-        for (unsigned i = 0; i < m->conf.n_cgroups; i++) {
+        for (unsigned i = 0; i < m->conf.cgroups.n; i++) {
                 struct psi_src *s = &m->src[m->n_src++];
                 *s = (struct psi_src) { .fd = -1 };
-                snprintf(s->spec, sizeof(s->spec), "%s", m->conf.cgroups[i]);
-                if (psi_cgroup_path(&m->kernel, s->spec, s->path, sizeof(s->path)) < 0) {
+                snprintf(s->spec, sizeof(s->spec), "%s", m->conf.cgroups.item[i]);
+                if (kernel_cgroup_path(&m->kernel, s->spec, "memory.pressure", s->path, sizeof(s->path)) < 0) {
                         log_warning("PSI: cgroup path too long: %s", s->spec);
                         m->n_src--;
                 }
@@ -307,6 +344,164 @@ static void setup_sources(struct manager *m) {
         for (unsigned i = 0; i < m->n_src; i++)
                 open_source(m, &m->src[i], true);
         apply_params(m);
+}
+
+/* ---- batch cgroups: memory.zswap.max -------------------------------------- */
+
+static void setup_batch(struct manager *m) {
+        m->n_batch = 0;
+        for (unsigned i = 0; i < m->conf.batch_cgroups.n; i++) {
+                struct batch_cg *b = &m->batch[m->n_batch];
+                *b = (struct batch_cg) { 0 };
+                snprintf(b->spec, sizeof(b->spec), "%s", m->conf.batch_cgroups.item[i]);
+                if (kernel_cgroup_path(&m->kernel, b->spec, "memory.zswap.max", b->path, sizeof(b->path)) < 0) {
+                        log_warning("Batch: cgroup path too long: %s", b->spec);
+                        continue;
+                }
+                m->n_batch++;
+                if (kernel_exists(&m->kernel, b->path))
+                        log_info("Batch: %s, zswap capped at %g%% of the pool limit while not idle", b->path,
+                                 m->conf.batch_zswap_max);
+                else {
+                        log_notice("Batch: %s does not exist (no cgroup v2 memory controller, or the cgroup is not "
+                                   "there yet); it is capped once it exists", b->path);
+                        b->missing = true;
+                }
+        }
+}
+
+static void log_cap(struct manager *m, const struct batch_cg *b, const char *value, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+static void log_cap(struct manager *m, const struct batch_cg *b, const char *value, const char *fmt, ...) {
+        char msg[768], f_cg[600], f_max[64], f_dry[16];
+        const char *fields[] = { f_cg, f_max, f_dry, NULL };
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        snprintf(f_cg, sizeof(f_cg), "CGROUP=%s", b->spec);
+        snprintf(f_max, sizeof(f_max), "ZSWAP_MAX=%s", value);
+        snprintf(f_dry, sizeof(f_dry), "DRY_RUN=%d", dry_run(m));
+        log_fields(LOG_NOTICE, fields, "%s%s", dry_run(m) ? "Would have: " : "", msg);
+}
+
+static int uncap(struct manager *m, struct batch_cg *b) {
+        const char *orig = saved_cap(m, b->path);
+        int r = 0;
+
+        if (!b->capped)
+                return 0;
+        b->capped = false;
+        if (dry_run(m)) {
+                log_cap(m, b, "original", "Lifted the zswap cap of %s", b->spec);
+                return 0;
+        }
+        if (!orig)
+                return 0;
+        r = kernel_write(&m->kernel, b->path, orig);
+        if (r < 0 && r != -ENOENT) {
+                log_error("Cannot restore %s to %s: %s", b->path, orig, strerror(-r));
+                return r; /* stays in the save file for --restore */
+        }
+        log_cap(m, b, orig, "Lifted the zswap cap of %s (memory.zswap.max back to %s)", b->spec, orig);
+        forget_cap(m, b->path);
+        return 0;
+}
+
+static int uncap_all(struct manager *m) {
+        int ret = 0;
+
+        for (unsigned i = 0; i < m->n_batch; i++) {
+                int r = uncap(m, &m->batch[i]);
+                if (r < 0)
+                        ret = r;
+        }
+        return ret;
+}
+
+static void cap(struct manager *m, struct batch_cg *b, uint64_t bytes, const struct policy_decision *d) {
+        char orig[32], val[32], human[32];
+        ssize_t n;
+        int r;
+
+        /* rewrite only on a real change of the limit, not on rounding noise */
+        if (b->capped && (bytes > b->cap ? bytes - b->cap : b->cap - bytes) <= b->cap / 100)
+                return;
+        if (!b->capped) {
+                n = kernel_read(&m->kernel, b->path, orig, sizeof(orig));
+                if (n <= 0) {
+                        if (!b->missing)
+                                log_notice("Batch: cannot read %s: %s; not capped", b->path,
+                                           strerror(n < 0 ? (int) -n : EIO));
+                        b->missing = true;
+                        return;
+                }
+                if (b->missing)
+                        log_info("Batch: %s is there now", b->path);
+                b->missing = false;
+                strstrip(orig);
+                if (!dry_run(m) && !saved_cap(m, b->path))
+                        save_cap(m, b->path, orig);
+        }
+        snprintf(val, sizeof(val), "%llu", (unsigned long long) bytes);
+        format_bytes(human, sizeof(human), bytes);
+        if (!dry_run(m)) {
+                r = kernel_write(&m->kernel, b->path, val);
+                if (r < 0) {
+                        log_error("Cannot write %s=%s: %s", b->path, val, strerror(-r));
+                        return;
+                }
+        }
+        if (!b->capped)
+                log_cap(m, b, val, "Capped the zswap use of %s at %s (%g%% of the pool limit): %s", b->spec, human,
+                        m->conf.batch_zswap_max, d->text[0] ? d->text : policy_mode_to_human(d->mode));
+        else
+                log_cap(m, b, val, "Moved the zswap cap of %s to %s (the pool limit changed)", b->spec, human);
+        b->capped = true;
+        b->cap = bytes;
+}
+
+static void apply_batch(struct manager *m, const struct policy_decision *d, const struct pool_sample *p) {
+        /* whole pages, as the kernel counts them */
+        uint64_t bytes = (uint64_t) ((double) p->limit_bytes * m->conf.batch_zswap_max / 100) / 4096 * 4096;
+
+        for (unsigned i = 0; i < m->n_batch; i++) {
+                struct batch_cg *b = &m->batch[i];
+                if (d->cap_batch && bytes > 0)
+                        cap(m, b, bytes, d);
+                else if (!d->cap_batch)
+                        uncap(m, b);
+        }
+}
+
+/* A previous instance died before restoring: put back what it had capped
+ * (we start idle, with nothing capped); its saved knob value is read by
+ * probe_knob(). */
+static void load_leftovers(struct manager *m) {
+        int r = savefile_read(m->state_dir, &m->save);
+
+        if (r == -ENOENT)
+                return;
+        if (r < 0) {
+                log_warning("Ignoring %s/" SAVEFILE_NAME ": %s", m->state_dir, strerror(-r));
+                m->save = (struct saved) { .value = KNOB_UNSET };
+                return;
+        }
+        for (unsigned i = 0; i < m->save.n_caps;) {
+                struct saved_cap *c = &m->save.caps[i];
+                r = kernel_write(&m->kernel, c->path, c->value);
+                if (r < 0 && r != -ENOENT) {
+                        log_warning("Cannot restore %s to %s left by a previous run: %s", c->path, c->value,
+                                    strerror(-r));
+                        i++;
+                        continue;
+                }
+                log_notice("Restored %s to %s, left capped by a previous run", c->path, c->value);
+                *c = m->save.caps[--m->save.n_caps];
+        }
+        persist(m);
 }
 
 /* ---- sampling ------------------------------------------------------------- */
@@ -355,8 +550,10 @@ static void check_outside_change(struct manager *m) {
                 /* While idle the knob is the admin's: take it as the new original. */
                 m->original = r;
                 m->policy.baseline = r;
-                if (m->saved && savefile_write(m->state_dir, m->knob, m->original) < 0)
-                        log_warning("Cannot update %s/" SAVEFILE_NAME, m->state_dir);
+                if (m->save.knob[0]) {
+                        m->save.value = r;
+                        persist(m);
+                }
         }
         policy_sync_knob(&m->policy, r);
 }
@@ -405,6 +602,7 @@ void manager_tick(struct manager *m, uint64_t now) {
                          m->knob ? " (shrinker already " : "", m->knob ? onoff(m->policy.knob) : "",
                          m->knob ? ")" : "");
         }
+        apply_batch(m, &d, &pool);
         if (d.held_changed && d.held != HELD_NONE)
                 log_notice("Holding back a flip to %s (%s): %s", policy_mode_to_human(
                                    d.reason == REASON_PRESSURE ? MODE_THROUGHPUT : MODE_IDLE),
@@ -600,6 +798,7 @@ int manager_start(struct manager *m, sd_event *event) {
                 log_error("zswap is not available: " ZSWAP_PARAMS " does not exist (kernel without CONFIG_ZSWAP)");
                 return EXIT_UNAVAILABLE;
         }
+        load_leftovers(m);
         r = probe_knob(m);
         if (r < 0)
                 return r == -ENOENT ? EXIT_UNAVAILABLE : EXIT_FAILURE;
@@ -621,6 +820,7 @@ int manager_start(struct manager *m, sd_event *event) {
                         setup_udev(m);
         }
         setup_sources(m);
+        setup_batch(m);
         reset_policy(m);
         manager_tick(m, now_usec());
         return 0;
@@ -656,6 +856,8 @@ int manager_reload(struct manager *m) {
                 }
         }
         setup_sources(m);
+        uncap_all(m);
+        setup_batch(m);
         if (m->conf.knob != old_choice || m->conf.baseline != old_baseline) {
                 reset_policy(m);
                 update_status(m);
@@ -665,7 +867,7 @@ int manager_reload(struct manager *m) {
         return 0;
 }
 
-int manager_restore(struct manager *m) {
+static int restore_knob(struct manager *m) {
         int r;
 
         if (!m->knob || !m->wrote || dry_run(m))
@@ -685,11 +887,15 @@ int manager_restore(struct manager *m) {
         }
         m->wrote = false;
         m->policy.knob = m->original;
-        if (m->saved) {
-                savefile_remove(m->state_dir);
-                m->saved = false;
-        }
+        m->save.knob[0] = '\0';
+        persist(m);
         return 0;
+}
+
+int manager_restore(struct manager *m) {
+        int r = uncap_all(m), k = restore_knob(m);
+
+        return r < 0 ? r : k;
 }
 
 void manager_free(struct manager *m) {

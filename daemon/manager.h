@@ -7,6 +7,7 @@
 #include "conf.h"
 #include "kernel.h"
 #include "policy.h"
+#include "savefile.h"
 
 /* Exit codes (see zswap-tuned(8)). */
 #define EXIT_USAGE       2
@@ -41,7 +42,17 @@ struct manager {
         const char *knob;       /* file name under ZSWAP_PARAMS; NULL = monitor only */
         knob_value original;    /* the knob's value before we touched it */
         bool wrote;             /* we changed the knob: restore on exit */
-        bool saved;             /* ... and the original is in the save file */
+        struct saved save;      /* originals of what we changed, mirrored in the save file */
+        bool save_failed;       /* said so once */
+
+        struct batch_cg {
+                char spec[256];
+                char path[512]; /* memory.zswap.max below the root prefix */
+                bool capped;
+                uint64_t cap;   /* bytes, as written */
+                bool missing;   /* said that it is not there */
+        } batch[CONF_MAX_CGROUPS];
+        unsigned n_batch;
 
         struct psi_src src[1 + CONF_MAX_CGROUPS];
         unsigned n_src;

@@ -190,6 +190,10 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
         d->held_changed = d->held != s->held;
         s->held = d->held;
         d->mode = s->mode;
+        /* Whenever something is going on, the batch cgroups may not fill the
+         * pool: measured, a cap kept the pool from its limit at no cost to
+         * the batch job (docs/benchmarks.md). */
+        d->cap_batch = s->mode != MODE_IDLE;
         d->next_usec = next_sample(p, s, in, d);
 }
 

@@ -66,6 +66,7 @@ struct policy_decision {
         policy_mode mode;       /* mode after this sample */
         policy_reason reason;
         bool mode_changed;
+        bool cap_batch;         /* cap the batch cgroups' zswap use (memory.zswap.max) */
         policy_held held;       /* a wanted flip was held back */
         bool held_changed;      /* held differs from the previous sample: log it */
         double fill_rate;       /* percent of limit per second */

@@ -87,37 +87,3 @@ int psi_open_trigger(const struct kernel *k, const char *path, int type, uint64_
         *window_used_us = window_us;
         return fd;
 }
-
-int psi_cgroup_path(const struct kernel *k, const char *spec, char *buf, size_t size) {
-        static const char *const mounts[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
-        const char *file = "/memory.pressure";
-        size_t n = strlen(spec);
-        char dir[512];
-
-        while (n > 1 && spec[n - 1] == '/')
-                n--;
-        if (n >= 16 && strncmp(spec + n - 16, "/memory.pressure", 16) == 0)
-                n -= 16;
-        if (spec[0] == '/') {
-                if ((size_t) snprintf(buf, size, "%.*s%s", (int) n, spec, file) >= size)
-                        return -ENAMETOOLONG;
-                return 0;
-        }
-        /* Relative: the v2 mount that has this cgroup; else the one that is
-         * the cgroup v2 root (cgroup.controllers at its top). */
-        for (int pass = 0; pass < 2; pass++)
-                for (size_t i = 0; i < ELEMENTSOF(mounts); i++) {
-                        if (pass == 0)
-                                snprintf(dir, sizeof(dir), "%s/%.*s", mounts[i], (int) n, spec);
-                        else
-                                snprintf(dir, sizeof(dir), "%s/cgroup.controllers", mounts[i]);
-                        if (!kernel_exists(k, dir))
-                                continue;
-                        if ((size_t) snprintf(buf, size, "%s/%.*s%s", mounts[i], (int) n, spec, file) >= size)
-                                return -ENAMETOOLONG;
-                        return 0;
-                }
-        if ((size_t) snprintf(buf, size, "/sys/fs/cgroup/%.*s%s", (int) n, spec, file) >= size)
-                return -ENAMETOOLONG;
-        return 0;
-}

@@ -23,8 +23,3 @@ uint64_t psi_round_window_us(uint64_t window_us);
  * accepted, which may be rounded up (see above). */
 int psi_open_trigger(const struct kernel *k, const char *path, int type, uint64_t stall_us,
                      uint64_t window_us, uint64_t *window_used_us);
-
-/* A Cgroups= entry -> the memory.pressure path (below the root prefix).
- * Absolute: that directory (or that file). Relative: below the cgroup v2
- * mount, /sys/fs/cgroup or, on hybrid systems, /sys/fs/cgroup/unified. */
-int psi_cgroup_path(const struct kernel *k, const char *spec, char *buf, size_t size);

@@ -18,42 +18,81 @@ static bool knob_name_valid(const char *s) {
         return strcmp(s, "shrinker_enabled") == 0 || strcmp(s, "shrink_enabled") == 0;
 }
 
-int savefile_write(const char *state_dir, const char *knob, knob_value v) {
-        char path[1024], content[128];
+/* A memory.zswap.max value: "max" or a byte count. */
+static bool cap_value_valid(const char *s) {
+        uint64_t v;
+
+        return strcmp(s, "max") == 0 || parse_u64(s, &v) == 0;
+}
+
+int savefile_write(const char *state_dir, const struct saved *s) {
+        char path[1024], content[16384];
+        size_t n = 0;
         int r = savefile_path(state_dir, path, sizeof(path));
 
         if (r < 0)
                 return r;
-        snprintf(content, sizeof(content), "KNOB=%s\nVALUE=%s\n", knob, v == KNOB_ON ? "Y" : "N");
+        if (!s->knob[0] && s->n_caps == 0)
+                return savefile_remove(state_dir);
+        if (s->knob[0])
+                n += (size_t) snprintf(content + n, sizeof(content) - n, "KNOB=%s\nVALUE=%s\n", s->knob,
+                                       s->value == KNOB_ON ? "Y" : "N");
+        for (unsigned i = 0; i < s->n_caps && n < sizeof(content); i++)
+                n += (size_t) snprintf(content + n, sizeof(content) - n, "ZSWAP_MAX=%s %s\n", s->caps[i].value,
+                                       s->caps[i].path);
+        if (n >= sizeof(content))
+                return -E2BIG;
         return write_file_atomic(path, content);
 }
 
-int parse_savefile(const char *buf, char *knob, size_t knob_size, knob_value *v) {
-        char copy[256], *save = NULL;
-        bool have_knob = false, have_value = false;
+static int parse_cap(char *v, struct saved *s) {
+        char *sp = strchr(v, ' ');
+        struct saved_cap *c;
 
-        snprintf(copy, sizeof(copy), "%s", buf);
+        if (!sp || s->n_caps >= CONF_MAX_CGROUPS)
+                return -EINVAL;
+        *sp = '\0';
+        if (!cap_value_valid(v) || sp[1] != '/' || strlen(v) >= sizeof(c->value) || strlen(sp + 1) >= sizeof(c->path))
+                return -EINVAL;
+        c = &s->caps[s->n_caps++];
+        strcpy(c->value, v);
+        strcpy(c->path, sp + 1);
+        return 0;
+}
+
+int parse_savefile(const char *buf, struct saved *s) {
+        char copy[16384], *save = NULL;
+        bool have_value = false;
+
+        *s = (struct saved) { .value = KNOB_UNSET };
+        if ((size_t) snprintf(copy, sizeof(copy), "%s", buf) >= sizeof(copy))
+                return -E2BIG;
         for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
                 l = strstrip(l);
                 if (strncmp(l, "KNOB=", 5) == 0) {
-                        if (!knob_name_valid(l + 5) || strlen(l + 5) >= knob_size)
+                        if (!knob_name_valid(l + 5))
                                 return -EINVAL;
-                        strcpy(knob, l + 5);
-                        have_knob = true;
+                        strcpy(s->knob, l + 5);
                 } else if (strncmp(l, "VALUE=", 6) == 0) {
                         int r = parse_knob(l + 6);
                         if (r < 0)
                                 return r;
-                        *v = r;
+                        s->value = r;
                         have_value = true;
+                } else if (strncmp(l, "ZSWAP_MAX=", 10) == 0) {
+                        if (parse_cap(l + 10, s) < 0)
+                                return -EINVAL;
                 } else if (*l)
                         return -EINVAL;
         }
-        return have_knob && have_value ? 0 : -EINVAL;
+        /* the knob comes with its value, or not at all */
+        if (!!s->knob[0] != have_value)
+                return -EINVAL;
+        return 0;
 }
 
-int savefile_read(const char *state_dir, char *knob, size_t knob_size, knob_value *v) {
-        char path[1024], buf[256];
+int savefile_read(const char *state_dir, struct saved *s) {
+        char path[1024], buf[16384];
         ssize_t n;
         int r = savefile_path(state_dir, path, sizeof(path));
 
@@ -62,7 +101,7 @@ int savefile_read(const char *state_dir, char *knob, size_t knob_size, knob_valu
         n = read_full_file(path, buf, sizeof(buf));
         if (n < 0)
                 return (int) n;
-        return parse_savefile(buf, knob, knob_size, v);
+        return parse_savefile(buf, s);
 }
 
 int savefile_remove(const char *state_dir) {
@@ -75,27 +114,43 @@ int savefile_remove(const char *state_dir) {
 }
 
 int savefile_restore(const struct kernel *k, const char *state_dir) {
-        char knob[32];
-        knob_value v;
-        int r;
+        struct saved s;
+        int r, ret = 0;
 
-        r = savefile_read(state_dir, knob, sizeof(knob), &v);
+        r = savefile_read(state_dir, &s);
         if (r == -ENOENT)
                 return 0;
         if (r < 0) {
-                log_error("Cannot read the saved knob value in %s/" SAVEFILE_NAME ": %s", state_dir, strerror(-r));
+                log_error("Cannot read %s/" SAVEFILE_NAME ": %s", state_dir, strerror(-r));
                 return r;
         }
-        r = kernel_knob_read(k, knob);
-        if (r != (int) v) {
-                r = kernel_knob_write(k, knob, v);
-                if (r < 0) {
-                        log_error("Cannot restore %s to %s: %s", knob, v == KNOB_ON ? "Y" : "N", strerror(-r));
-                        return r;
+        for (unsigned i = 0; i < s.n_caps; i++) {
+                r = kernel_write(k, s.caps[i].path, s.caps[i].value);
+                if (r == -ENOENT)
+                        log_info("%s is gone; nothing to restore there", s.caps[i].path);
+                else if (r < 0) {
+                        log_error("Cannot restore %s to %s: %s", s.caps[i].path, s.caps[i].value, strerror(-r));
+                        ret = r;
+                } else
+                        log_notice("Restored %s to %s", s.caps[i].path, s.caps[i].value);
+        }
+        if (s.knob[0]) {
+                r = kernel_knob_read(k, s.knob);
+                if (r == (int) s.value)
+                        log_info("%s is already at its original value %s", s.knob, s.value == KNOB_ON ? "Y" : "N");
+                else {
+                        r = kernel_knob_write(k, s.knob, s.value);
+                        if (r < 0) {
+                                log_error("Cannot restore %s to %s: %s", s.knob, s.value == KNOB_ON ? "Y" : "N",
+                                          strerror(-r));
+                                ret = r;
+                        } else {
+                                const char *fields[] = { "KNOB_RESTORED=1", NULL };
+                                log_fields(LOG_NOTICE, fields, "Restored %s to %s", s.knob,
+                                           s.value == KNOB_ON ? "Y" : "N");
+                        }
                 }
-                const char *fields[] = { "KNOB_RESTORED=1", NULL };
-                log_fields(LOG_NOTICE, fields, "Restored %s to %s", knob, v == KNOB_ON ? "Y" : "N");
-        } else
-                log_info("%s is already at its original value %s", knob, v == KNOB_ON ? "Y" : "N");
-        return savefile_remove(state_dir);
+        }
+        /* keep the file if anything could not be put back: a later try may succeed */
+        return ret < 0 ? ret : savefile_remove(state_dir);
 }

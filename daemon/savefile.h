@@ -1,24 +1,41 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* The knob's original value, saved before the first write so that it can be
- * restored even after SIGKILL (by "zswap-tuned --restore" from ExecStopPost=). */
+/* The original values of everything the daemon changes (the knob, and the
+ * memory.zswap.max of capped batch cgroups), saved before the first change so
+ * that they can be restored even after SIGKILL, by "zswap-tuned --restore"
+ * from ExecStopPost=. */
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "conf.h"
 #include "kernel.h"
 
 #define SAVEFILE_NAME "original-knob"
 
+struct saved_cap {
+        char path[512];         /* .../memory.zswap.max below the root prefix */
+        char value[32];         /* what it held, e.g. "max" */
+};
+
+struct saved {
+        char knob[32];          /* "" = the knob is not saved */
+        knob_value value;
+        unsigned n_caps;
+        struct saved_cap caps[CONF_MAX_CGROUPS];
+};
+
 int savefile_path(const char *state_dir, char *buf, size_t size);
-int savefile_write(const char *state_dir, const char *knob, knob_value v);
-/* Returns 0 and fills knob/value; -ENOENT when nothing is saved. */
-int savefile_read(const char *state_dir, char *knob, size_t knob_size, knob_value *v);
+/* Writes atomically; removes the file when nothing is saved. */
+int savefile_write(const char *state_dir, const struct saved *s);
+/* -ENOENT when nothing is saved. */
+int savefile_read(const char *state_dir, struct saved *s);
 int savefile_remove(const char *state_dir);
 
-/* Pure: parse "KNOB=shrinker_enabled\nVALUE=N\n". */
-int parse_savefile(const char *buf, char *knob, size_t knob_size, knob_value *v);
+/* Pure: parse "KNOB=shrinker_enabled\nVALUE=N\nZSWAP_MAX=max /sys/fs/cgroup/x/memory.zswap.max\n". */
+int parse_savefile(const char *buf, struct saved *s);
 
-/* Write the saved value back to the knob and remove the file. 0 when
- * restored or nothing was saved. */
+/* Put back everything saved and remove the file. 0 when restored or nothing
+ * was saved. */
 int savefile_restore(const struct kernel *k, const char *state_dir);

@@ -57,7 +57,7 @@ static int write_all(int fd, const char *s, size_t len) {
 int write_string_file(const char *path, const char *s) {
         int fd, r;
 
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY); /* O_TRUNC: harmless on sysfs, needed on a fake tree */
         if (fd < 0)
                 return -errno;
         r = write_all(fd, s, strlen(s));

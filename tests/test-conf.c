@@ -55,7 +55,7 @@ static void missing_file_gives_defaults(void **state) {
         assert_int_equal(c.knob, KNOB_CHOICE_AUTO);
         assert_int_equal(c.baseline, BASELINE_STARTUP);
         assert_true(c.system);
-        assert_int_equal(c.n_cgroups, 0);
+        assert_int_equal(c.cgroups.n, 0);
         assert_int_equal(c.trigger_window_ms, 1000);
         assert_float_equal(c.pool_high, d.pool_high, 0);
         assert_float_equal(c.pool_low, 70, 0);
@@ -79,9 +79,9 @@ static void values_are_parsed(void **state) {
         assert_true(c.dry_run);
         assert_int_equal(c.log_level, LOG_DEBUG);
         assert_false(c.system);
-        assert_int_equal(c.n_cgroups, 2);
-        assert_string_equal(c.cgroups[0], "/sys/fs/cgroup/a.slice");
-        assert_string_equal(c.cgroups[1], "b.slice");
+        assert_int_equal(c.cgroups.n, 2);
+        assert_string_equal(c.cgroups.item[0], "/sys/fs/cgroup/a.slice");
+        assert_string_equal(c.cgroups.item[1], "b.slice");
         assert_int_equal(c.type, PSI_FULL);
         assert_int_equal(c.trigger_stall_ms, 50);
         assert_float_equal(c.pressure_high, 12.5, 0);
@@ -139,8 +139,8 @@ static void dropins_apply_in_lexical_order(void **state) {
         assert_float_equal(c.pool_high, 95, 0);
         assert_float_equal(c.pool_low, 40, 0);
         assert_int_equal(c.sample_ms, 300);
-        assert_int_equal(c.n_cgroups, 2); /* a later Cgroups= replaces the list */
-        assert_string_equal(c.cgroups[0], "b");
+        assert_int_equal(c.cgroups.n, 2); /* a later Cgroups= replaces the list */
+        assert_string_equal(c.cgroups.item[0], "b");
         conf_free(&c);
 }
 
@@ -168,8 +168,8 @@ static void failed_load_keeps_the_old_config(void **state) {
         snprintf(path, sizeof(path), "%s/zswap-tuned.conf", d);
         assert_int_not_equal(conf_load(&c, path, err, sizeof(err)), 0);
         assert_int_equal(c.sample_ms, 700);
-        assert_int_equal(c.n_cgroups, 1);
-        assert_string_equal(c.cgroups[0], "x");
+        assert_int_equal(c.cgroups.n, 1);
+        assert_string_equal(c.cgroups.item[0], "x");
         conf_free(&c);
 }
 
@@ -193,7 +193,7 @@ static void dump_reads_back_the_same(void **state) {
         assert_int_equal(conf_load(&c2, path, err, sizeof(err)), 0);
         assert_int_equal(c2.baseline, BASELINE_OFF);
         assert_float_equal(c2.pressure_high, 12.5, 0);
-        assert_int_equal(c2.n_cgroups, 2);
+        assert_int_equal(c2.cgroups.n, 2);
         free(buf);
         conf_free(&c);
         conf_free(&c2);

@@ -178,37 +178,60 @@ static void root_prefix_is_normalised(void **state) {
 
 static void savefile_round_trip_and_restore(void **state) {
         const char *root = *state;
-        char dir[512], knob[32], buf[16];
+        char dir[512], buf[64];
+        struct saved sv = { .knob = "shrinker_enabled", .value = KNOB_OFF }, back;
         struct kernel k;
-        knob_value v;
 
         fake_zswap(root, "shrinker_enabled", "Y");
+        tu_write(root, "/sys/fs/cgroup/batch/memory.zswap.max", "1048576\n");
         kernel_init(&k, root);
         snprintf(dir, sizeof(dir), "%s/run", root);
         tu_write(root, "/run/.keep", "x");
 
-        assert_int_equal(savefile_read(dir, knob, sizeof(knob), &v), -ENOENT);
+        assert_int_equal(savefile_read(dir, &back), -ENOENT);
         assert_int_equal(savefile_restore(&k, dir), 0); /* nothing saved: nothing to do */
-        assert_int_equal(savefile_write(dir, "shrinker_enabled", KNOB_OFF), 0);
-        assert_int_equal(savefile_read(dir, knob, sizeof(knob), &v), 0);
-        assert_string_equal(knob, "shrinker_enabled");
-        assert_int_equal(v, KNOB_OFF);
+        sv.n_caps = 2;
+        snprintf(sv.caps[0].path, sizeof(sv.caps[0].path), "/sys/fs/cgroup/batch/memory.zswap.max");
+        snprintf(sv.caps[0].value, sizeof(sv.caps[0].value), "max");
+        snprintf(sv.caps[1].path, sizeof(sv.caps[1].path), "/sys/fs/cgroup/gone/memory.zswap.max");
+        snprintf(sv.caps[1].value, sizeof(sv.caps[1].value), "4096");
+        assert_int_equal(savefile_write(dir, &sv), 0);
+        assert_int_equal(savefile_read(dir, &back), 0);
+        assert_string_equal(back.knob, "shrinker_enabled");
+        assert_int_equal(back.value, KNOB_OFF);
+        assert_int_equal(back.n_caps, 2);
+        assert_string_equal(back.caps[1].path, "/sys/fs/cgroup/gone/memory.zswap.max");
+        assert_string_equal(back.caps[1].value, "4096");
 
+        /* restores what it can; a cgroup that is gone is not an error */
         assert_int_equal(savefile_restore(&k, dir), 0);
         assert_string_equal(tu_read(root, ZSWAP_PARAMS "/shrinker_enabled", buf, sizeof(buf)), "N");
-        assert_int_equal(savefile_read(dir, knob, sizeof(knob), &v), -ENOENT);
+        assert_string_equal(tu_read(root, "/sys/fs/cgroup/batch/memory.zswap.max", buf, sizeof(buf)), "max");
+        assert_int_equal(savefile_read(dir, &back), -ENOENT);
+
+        /* nothing left to save: the file goes away */
+        assert_int_equal(savefile_write(dir, &sv), 0);
+        sv = (struct saved) { 0 };
+        assert_int_equal(savefile_write(dir, &sv), 0);
+        assert_int_equal(savefile_read(dir, &back), -ENOENT);
 }
 
 static void savefile_rejects_garbage(void **state) {
-        char knob[32];
-        knob_value v;
+        struct saved s;
 
-        assert_int_equal(parse_savefile("KNOB=shrink_enabled\nVALUE=Y\n", knob, sizeof(knob), &v), 0);
-        assert_int_equal(v, KNOB_ON);
-        assert_int_equal(parse_savefile("KNOB=enabled\nVALUE=Y\n", knob, sizeof(knob), &v), -EINVAL);
-        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\n", knob, sizeof(knob), &v), -EINVAL);
-        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\nVALUE=maybe\n", knob, sizeof(knob), &v), -EINVAL);
-        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\nVALUE=N\nEXTRA=1\n", knob, sizeof(knob), &v), -EINVAL);
+        assert_int_equal(parse_savefile("KNOB=shrink_enabled\nVALUE=Y\n", &s), 0);
+        assert_int_equal(s.value, KNOB_ON);
+        assert_int_equal(parse_savefile("ZSWAP_MAX=max /sys/fs/cgroup/b/memory.zswap.max\n", &s), 0);
+        assert_int_equal(s.knob[0], '\0');
+        assert_int_equal(s.n_caps, 1);
+        assert_int_equal(parse_savefile("KNOB=enabled\nVALUE=Y\n", &s), -EINVAL);
+        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\n", &s), -EINVAL);
+        assert_int_equal(parse_savefile("VALUE=Y\n", &s), -EINVAL);
+        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\nVALUE=maybe\n", &s), -EINVAL);
+        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\nVALUE=N\nEXTRA=1\n", &s), -EINVAL);
+        assert_int_equal(parse_savefile("ZSWAP_MAX=lots /x\n", &s), -EINVAL);
+        assert_int_equal(parse_savefile("ZSWAP_MAX=max relative\n", &s), -EINVAL);
+        assert_int_equal(parse_savefile("ZSWAP_MAX=max\n", &s), -EINVAL);
 }
 
 int main(void) {

@@ -102,27 +102,31 @@ static void cgroup_paths(void **state) {
         char p[512];
 
         kernel_init(&k, root);
-        assert_int_equal(psi_cgroup_path(&k, "/sys/fs/cgroup/app.slice", p, sizeof(p)), 0);
+        assert_int_equal(kernel_cgroup_path(&k, "/sys/fs/cgroup/app.slice", "memory.pressure", p, sizeof(p)), 0);
         assert_string_equal(p, "/sys/fs/cgroup/app.slice/memory.pressure");
-        assert_int_equal(psi_cgroup_path(&k, "/sys/fs/cgroup/app.slice/", p, sizeof(p)), 0);
+        assert_int_equal(kernel_cgroup_path(&k, "/sys/fs/cgroup/app.slice/", "memory.pressure", p, sizeof(p)), 0);
         assert_string_equal(p, "/sys/fs/cgroup/app.slice/memory.pressure");
-        assert_int_equal(psi_cgroup_path(&k, "/sys/fs/cgroup/app.slice/memory.pressure", p, sizeof(p)), 0);
+        assert_int_equal(kernel_cgroup_path(&k, "/sys/fs/cgroup/app.slice/memory.pressure", "memory.pressure", p, sizeof(p)), 0);
         assert_string_equal(p, "/sys/fs/cgroup/app.slice/memory.pressure");
 
         /* hybrid: the group exists only under the v2 mount at unified/ */
         tu_write(root, "/sys/fs/cgroup/unified/cgroup.controllers", "\n");
         tu_write(root, "/sys/fs/cgroup/unified/web.slice/memory.pressure", "some total=0\n");
-        assert_int_equal(psi_cgroup_path(&k, "web.slice", p, sizeof(p)), 0);
+        assert_int_equal(kernel_cgroup_path(&k, "web.slice", "memory.pressure", p, sizeof(p)), 0);
         assert_string_equal(p, "/sys/fs/cgroup/unified/web.slice/memory.pressure");
         /* not there yet: placed below the v2 root, to be picked up when it appears */
-        assert_int_equal(psi_cgroup_path(&k, "later.slice", p, sizeof(p)), 0);
+        assert_int_equal(kernel_cgroup_path(&k, "later.slice", "memory.pressure", p, sizeof(p)), 0);
         assert_string_equal(p, "/sys/fs/cgroup/unified/later.slice/memory.pressure");
 
         /* pure v2 */
         tu_write(root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
         tu_write(root, "/sys/fs/cgroup/db.slice/memory.pressure", "some total=0\n");
-        assert_int_equal(psi_cgroup_path(&k, "db.slice", p, sizeof(p)), 0);
+        assert_int_equal(kernel_cgroup_path(&k, "db.slice", "memory.pressure", p, sizeof(p)), 0);
         assert_string_equal(p, "/sys/fs/cgroup/db.slice/memory.pressure");
+        assert_int_equal(kernel_cgroup_path(&k, "db.slice", "memory.zswap.max", p, sizeof(p)), 0);
+        assert_string_equal(p, "/sys/fs/cgroup/db.slice/memory.zswap.max");
+        assert_int_equal(kernel_cgroup_path(&k, "/x/memory.zswap.max", "memory.zswap.max", p, sizeof(p)), 0);
+        assert_string_equal(p, "/x/memory.zswap.max");
 }
 
 int main(void) {

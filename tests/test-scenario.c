@@ -151,8 +151,7 @@ static const char *knob(struct fake *f) {
 /* The whole story: off under pressure, on near the limit, back to baseline. */
 static void full_cycle(void **state) {
         struct fake *f = *state;
-        char saved[32];
-        knob_value v;
+        struct saved sv;
 
         assert_int_equal(start(f, QUICK), 0);
         assert_logged(f, "Knob: shrinker_enabled = Y");
@@ -167,8 +166,8 @@ static void full_cycle(void **state) {
         assert_logged(f, "KNOB_VALUE=N PREVIOUS_VALUE=Y MODE=throughput REASON=pressure");
         assert_string_equal(f->m.status, "Favouring stores, shrinker_enabled=N, pressure 30.0%, pool 12% of limit");
         /* the original value was saved before the write */
-        assert_int_equal(savefile_read(f->state, saved, sizeof(saved), &v), 0);
-        assert_int_equal(v, KNOB_ON);
+        assert_int_equal(savefile_read(f->state, &sv), 0);
+        assert_int_equal(sv.value, KNOB_ON);
 
         at(f, 2, 30, 500, 60);
         assert_string_equal(knob(f), "N");
@@ -199,8 +198,7 @@ static void full_cycle(void **state) {
 
 static void sigterm_path_restores(void **state) {
         struct fake *f = *state;
-        char saved[32];
-        knob_value v;
+        struct saved sv;
 
         assert_int_equal(start(f, QUICK), 0);
         at(f, 1, 30, 500, 12);
@@ -208,7 +206,7 @@ static void sigterm_path_restores(void **state) {
         assert_int_equal(manager_restore(&f->m), 0);
         assert_string_equal(knob(f), "Y");
         assert_logged(f, "Restored shrinker_enabled to its original value Y");
-        assert_int_equal(savefile_read(f->state, saved, sizeof(saved), &v), -ENOENT);
+        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
 }
 
 static void prediction_acts_before_the_limit(void **state) {
@@ -227,8 +225,7 @@ static void prediction_acts_before_the_limit(void **state) {
 
 static void dry_run_never_writes(void **state) {
         struct fake *f = *state;
-        char saved[32];
-        knob_value v;
+        struct saved sv;
 
         assert_int_equal(start(f, QUICK "[Daemon]\nDryRun=yes\n"), 0);
         assert_logged(f, "Dry run: the knob is never written");
@@ -239,7 +236,7 @@ static void dry_run_never_writes(void **state) {
         assert_string_equal(f->m.status, "Favouring stores, shrinker_enabled=N, pressure 30.0%, pool 12% of limit (dry run)");
         at(f, 2, 30, 500, 90);
         assert_logged(f, "Would set shrinker_enabled=Y: pool at 90%");
-        assert_int_equal(savefile_read(f->state, saved, sizeof(saved), &v), -ENOENT);
+        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
         manager_restore(&f->m);
         assert_string_equal(knob(f), "Y");
 }
@@ -282,7 +279,8 @@ static void leftover_savefile_is_the_original(void **state) {
         struct fake *f = *state;
 
         /* A previous instance was SIGKILLed with the knob at Y; it had saved N. */
-        assert_int_equal(savefile_write(f->state, "shrinker_enabled", KNOB_OFF), 0);
+        struct saved sv = { .knob = "shrinker_enabled", .value = KNOB_OFF };
+        assert_int_equal(savefile_write(f->state, &sv), 0);
         assert_int_equal(start(f, QUICK), 0);
         assert_logged(f, "a previous run left shrinker_enabled=Y; its original value N is the one to restore");
         assert_string_equal(knob(f), "N");
@@ -375,6 +373,96 @@ static void reload_applies_or_keeps(void **state) {
         assert_float_equal(f->m.params.pool_high, 50, 0);
 }
 
+#define CAP_BYTES ((LIMIT_KB * 1024 * 70 / 100) / 4096 * 4096)
+
+static const char *zswap_max(struct fake *f) {
+        static char buf[32];
+        return tu_read(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", buf, sizeof(buf));
+}
+
+static void batch_cgroup_capped_while_busy(void **state) {
+        struct fake *f = *state;
+        char want[32];
+        struct saved sv;
+
+        snprintf(want, sizeof(want), "%llu", (unsigned long long) CAP_BYTES);
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
+        assert_logged(f, "Batch: /sys/fs/cgroup/batch.slice/memory.zswap.max, zswap capped at 70% of the pool limit");
+        assert_string_equal(zswap_max(f), "max");
+
+        at(f, 1, 30, 500, 12);
+        assert_string_equal(zswap_max(f), want);
+        assert_logged(f, "Capped the zswap use of batch.slice at 136.7 MiB (70% of the pool limit): pressure 30.0%");
+        assert_logged(f, "CGROUP=batch.slice");
+        assert_int_equal(savefile_read(f->state, &sv), 0);
+        assert_int_equal(sv.n_caps, 1);
+        assert_string_equal(sv.caps[0].value, "max");
+
+        /* the admin halves max_pool_percent: the cap follows */
+        tu_write(f->root, ZSWAP_PARAMS "/max_pool_percent", "10\n");
+        at(f, 2, 30, 500, 24);
+        snprintf(want, sizeof(want), "%llu", (unsigned long long) (CAP_BYTES / 2 / 4096 * 4096));
+        assert_string_equal(zswap_max(f), want);
+        assert_logged(f, "Moved the zswap cap of batch.slice to");
+        tu_write(f->root, ZSWAP_PARAMS "/max_pool_percent", "20\n");
+
+        /* calm: lifted, and nothing left in the save file but the knob */
+        at(f, 3, 0, 0, 12);
+        at(f, 8, 0, 0, 12);
+        assert_string_equal(zswap_max(f), "max");
+        assert_logged(f, "Lifted the zswap cap of batch.slice (memory.zswap.max back to max)");
+        assert_int_equal(savefile_read(f->state, &sv), 0);
+        assert_int_equal(sv.n_caps, 0);
+
+        /* busy again, then SIGTERM: restored too */
+        at(f, 9, 30, 500, 12);
+        assert_string_not_equal(zswap_max(f), "max");
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(zswap_max(f), "max");
+        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+}
+
+static void batch_cap_survives_sigkill(void **state) {
+        struct fake *f = *state;
+        struct saved sv = { .n_caps = 1 };
+
+        /* what a SIGKILLed instance leaves: a cap and the save file */
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "12345\n");
+        snprintf(sv.caps[0].path, sizeof(sv.caps[0].path), "/sys/fs/cgroup/batch.slice/memory.zswap.max");
+        snprintf(sv.caps[0].value, sizeof(sv.caps[0].value), "max");
+        assert_int_equal(savefile_write(f->state, &sv), 0);
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
+        assert_logged(f, "Restored /sys/fs/cgroup/batch.slice/memory.zswap.max to max, left capped by a previous run");
+        assert_string_equal(zswap_max(f), "max");
+        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+}
+
+static void batch_without_v2_is_said_once(void **state) {
+        struct fake *f = *state;
+
+        tu_write(f->root, "/sys/fs/cgroup/memory/batch/memory.limit_in_bytes", "1000\n"); /* v1 */
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch\n"), 0);
+        assert_logged(f, "does not exist (no cgroup v2 memory controller, or the cgroup is not there yet)");
+        at(f, 1, 30, 500, 12);
+        at(f, 2, 30, 500, 12);
+        assert_int_equal(count_logged(f, "Batch:"), 1);
+        assert_string_equal(knob(f), "N"); /* the knob works regardless */
+}
+
+static void batch_dry_run_writes_nothing(void **state) {
+        struct fake *f = *state;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n[Daemon]\nDryRun=yes\n"), 0);
+        at(f, 1, 30, 500, 12);
+        assert_logged(f, "Would have: Capped the zswap use of batch.slice");
+        assert_string_equal(zswap_max(f), "max");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
 #define T(x) cmocka_unit_test_setup_teardown(x, setup, teardown)
@@ -391,6 +479,10 @@ int main(void) {
                 T(missing_psi_is_fatal),
                 T(cgroup_source_comes_and_goes),
                 T(reload_applies_or_keeps),
+                T(batch_cgroup_capped_while_busy),
+                T(batch_cap_survives_sigkill),
+                T(batch_without_v2_is_said_once),
+                T(batch_dry_run_writes_nothing),
 #undef T
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
