@@ -879,11 +879,7 @@ static int restore_knob(struct manager *m) {
                         log_error("Cannot restore %s to %s: %s", m->knob, knob_str(m->original), strerror(-r));
                         return r;
                 }
-                char f_knob[64], f_val[32];
-                const char *fields[] = { f_knob, f_val, "KNOB_RESTORED=1", NULL };
-                snprintf(f_knob, sizeof(f_knob), "KNOB=%s", m->knob);
-                snprintf(f_val, sizeof(f_val), "KNOB_VALUE=%s", knob_str(m->original));
-                log_fields(LOG_NOTICE, fields, "Restored %s to its original value %s", m->knob, knob_str(m->original));
+                log_knob_restored(m->knob, m->original);
         }
         m->wrote = false;
         m->policy.knob = m->original;

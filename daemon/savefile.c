@@ -113,6 +113,16 @@ int savefile_remove(const char *state_dir) {
         return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
+void log_knob_restored(const char *knob, knob_value v) {
+        char f_knob[64], f_val[32];
+        const char *fields[] = { f_knob, f_val, "KNOB_RESTORED=1", NULL };
+        const char *yn = v == KNOB_ON ? "Y" : "N";
+
+        snprintf(f_knob, sizeof(f_knob), "KNOB=%s", knob);
+        snprintf(f_val, sizeof(f_val), "KNOB_VALUE=%s", yn);
+        log_fields(LOG_NOTICE, fields, "Restored %s to its original value %s", knob, yn);
+}
+
 int savefile_restore(const struct kernel *k, const char *state_dir) {
         struct saved s;
         int r, ret = 0;
@@ -144,11 +154,8 @@ int savefile_restore(const struct kernel *k, const char *state_dir) {
                                 log_error("Cannot restore %s to %s: %s", s.knob, s.value == KNOB_ON ? "Y" : "N",
                                           strerror(-r));
                                 ret = r;
-                        } else {
-                                const char *fields[] = { "KNOB_RESTORED=1", NULL };
-                                log_fields(LOG_NOTICE, fields, "Restored %s to %s", s.knob,
-                                           s.value == KNOB_ON ? "Y" : "N");
-                        }
+                        } else
+                                log_knob_restored(s.knob, s.value);
                 }
         }
         /* keep the file if anything could not be put back: a later try may succeed */

@@ -36,6 +36,10 @@ int savefile_remove(const char *state_dir);
 /* Pure: parse "KNOB=shrinker_enabled\nVALUE=N\nZSWAP_MAX=max /sys/fs/cgroup/x/memory.zswap.max\n". */
 int parse_savefile(const char *buf, struct saved *s);
 
+/* "Restored <knob> to its original value <v>", with KNOB=, KNOB_VALUE= and
+ * KNOB_RESTORED=1: the same line after a clean exit and from --restore. */
+void log_knob_restored(const char *knob, knob_value v);
+
 /* Put back everything saved and remove the file. 0 when restored or nothing
  * was saved. */
 int savefile_restore(const struct kernel *k, const char *state_dir);

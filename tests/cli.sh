@@ -83,7 +83,7 @@ check "after SIGKILL the knob is still changed" test "$(knob)" = N
 run --restore 2>"$W/log3"; rc=$?
 check "--restore exits 0" test $rc -eq 0
 check "--restore puts the original back" test "$(knob)" = Y
-check "--restore says so" grep -q "Restored shrinker_enabled to Y" "$W/log3"
+check "--restore says so" grep -q "Restored shrinker_enabled to its original value Y" "$W/log3"
 check "--restore removes the save file" test ! -e "$W/run/original-knob"
 run --restore; check "--restore with nothing saved is a no-op" test $? -eq 0 -a "$(knob)" = Y
 
