@@ -62,10 +62,16 @@ static void update_fill_rate(struct policy_state *s, const struct policy_sample 
         s->prev_pool = in->pool;
 }
 
-/* Which mode the sample asks for, and whether for the pool's safety. */
+/* Which mode the sample asks for, and whether for the pool's safety.
+ * last_pool is the pool at the previous sample. */
 static policy_mode wanted_mode(const struct policy_params *p, const struct policy_state *s,
-                               const struct policy_sample *in, double ttl,
+                               const struct policy_sample *in, double ttl, double last_pool,
                                policy_reason *reason, bool *safety) {
+        /* Once protecting, the prediction must clear twice the lead time
+         * before it lets go: else a fill rate hovering at the lead time
+         * flips the knob every sample. */
+        double lead = (double) p->lead_usec * (s->mode == MODE_PROTECT ? 2 : 1);
+
         *safety = false;
         *reason = REASON_NONE;
 
@@ -74,12 +80,16 @@ static policy_mode wanted_mode(const struct policy_params *p, const struct polic
                 *safety = true;
                 return MODE_PROTECT;
         }
-        if (p->lead_usec > 0 && ttl >= 0 && ttl * USEC_PER_SEC <= (double) p->lead_usec) {
+        if (p->lead_usec > 0 && ttl >= 0 && ttl * USEC_PER_SEC <= lead) {
                 *reason = REASON_POOL_RISING;
                 *safety = true;
                 return MODE_PROTECT;
         }
-        if (in->pressure_valid && in->pressure >= p->pressure_high && in->stores && in->pool <= p->pool_low) {
+        /* Leaving protection needs the pool low for a whole interval: a pool
+         * that just collapsed because its owner exited is no reason to flip
+         * off, with the pressure figure still describing the time before. */
+        if (in->pressure_valid && in->pressure >= p->pressure_high && in->stores && in->pool <= p->pool_low &&
+            (s->mode != MODE_PROTECT || last_pool <= p->pool_low)) {
                 *reason = REASON_PRESSURE;
                 return MODE_THROUGHPUT;
         }
@@ -138,6 +148,8 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
         policy_mode want;
         bool safety;
 
+        double last_pool = s->have_prev ? s->prev_pool : in->pool;
+
         *d = (struct policy_decision) { .set = KNOB_UNSET, .time_to_limit = -1 };
 
         update_fill_rate(s, in);
@@ -155,7 +167,7 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                         s->calm = false;
         }
 
-        want = wanted_mode(p, s, in, d->time_to_limit, &reason, &safety);
+        want = wanted_mode(p, s, in, d->time_to_limit, last_pool, &reason, &safety);
         d->reason = reason;
         describe(p, in, d, d->text, sizeof(d->text));
 

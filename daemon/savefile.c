@@ -42,6 +42,10 @@ int savefile_write(const char *state_dir, const struct saved *s) {
                                        s->caps[i].path);
         if (n >= sizeof(content))
                 return -E2BIG;
+        /* the unit's RuntimeDirectory= makes it; by hand, we do */
+        r = mkdir_p(state_dir, 0700);
+        if (r < 0)
+                return r;
         return write_file_atomic(path, content);
 }
 

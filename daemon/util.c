@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,6 +86,24 @@ int write_file_atomic(const char *path, const char *s) {
         if (r < 0)
                 unlink(tmp);
         return r;
+}
+
+int mkdir_p(const char *path, mode_t mode) {
+        char p[PATH_MAX];
+
+        if ((size_t) snprintf(p, sizeof(p), "%s", path) >= sizeof(p))
+                return -ENAMETOOLONG;
+        for (char *s = p + 1;; s++) {
+                if (*s != '/' && *s != '\0')
+                        continue;
+                char c = *s;
+                *s = '\0';
+                if (mkdir(p, mode) < 0 && errno != EEXIST)
+                        return -errno;
+                *s = c;
+                if (!c)
+                        return 0;
+        }
 }
 
 char *strstrip(char *s) {

@@ -17,6 +17,9 @@ int write_string_file(const char *path, const char *s);
 /* Write a file atomically: temp file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const char *s);
 
+/* mkdir -p, new directories with this mode. */
+int mkdir_p(const char *path, mode_t mode);
+
 /* "  text \n" -> "text", in place. */
 char *strstrip(char *s);
 /* Parse a whole decimal unsigned integer; rejects sign, trailing garbage and overflow. */

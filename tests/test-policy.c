@@ -232,7 +232,9 @@ static void protect_holds_until_pool_low(void **state) {
         d = step(&p, &s, 200, 30, true, 80); /* between low and high: stay on (hysteresis) */
         assert_int_equal(d.set, KNOB_UNSET);
         assert_int_equal(d.mode, MODE_PROTECT);
-        d = step(&p, &s, 300, 30, true, 70);
+        d = step(&p, &s, 300, 30, true, 70);   /* low, but only just: wait one interval */
+        assert_int_equal(d.set, KNOB_UNSET);
+        d = step(&p, &s, 301, 30, true, 70);
         assert_int_equal(d.set, KNOB_OFF);
         assert_int_equal(d.mode, MODE_THROUGHPUT);
 }
@@ -245,6 +247,7 @@ static void dwell_holds_back_and_logs_once(void **state) {
         policy_init(&s, KNOB_OFF, KNOB_OFF);
         d = step(&p, &s, 100, 0, false, 90);
         assert_int_equal(d.set, KNOB_ON);
+        step(&p, &s, 104, 0, false, 40);
         d = step(&p, &s, 105, 30, true, 40); /* wants OFF 5 s after a flip */
         assert_int_equal(d.set, KNOB_UNSET);
         assert_int_equal(d.held, HELD_DWELL);
@@ -312,6 +315,51 @@ static void safety_reasserts_after_outside_change(void **state) {
         assert_int_equal(d.set, KNOB_UNSET);
 }
 
+static void prediction_lets_go_only_well_clear(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.min_dwell_usec = 0;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step(&p, &s, 100, 30, true, 30);
+        step(&p, &s, 101, 30, true, 33);      /* 3 %/s */
+        d = step(&p, &s, 102, 30, true, 40);  /* smoothed 5 %/s: 12 s left */
+        assert_int_equal(d.set, KNOB_UNSET);
+        d = step(&p, &s, 103, 30, true, 50);  /* 7.5 %/s: 6.7 s */
+        assert_int_equal(d.set, KNOB_ON);
+        assert_int_equal(d.reason, REASON_POOL_RISING);
+        /* the rate eases to just over the lead time: still protecting (no flip-flop) */
+        d = step(&p, &s, 104, 30, true, 52);  /* 4.75 %/s: 10.1 s */
+        assert_true(d.time_to_limit > 10 && d.time_to_limit < 20);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.mode, MODE_PROTECT);
+        /* well clear of twice the lead time: off */
+        d = step(&p, &s, 105, 30, true, 52);  /* 2.4 %/s: 20.2 s */
+        assert_true(d.time_to_limit > 20);
+        assert_int_equal(d.set, KNOB_OFF);
+}
+
+static void collapse_of_the_pool_is_no_reason_to_flip(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.min_dwell_usec = 0;
+        p.lead_usec = 0;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 30, true, 90);
+        assert_int_equal(d.set, KNOB_ON);
+        /* the hog exits: its pages are freed, the pool falls from 90 % to 50 %
+         * within one interval whose pressure still reads high */
+        d = step(&p, &s, 101, 25, true, 50);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.mode, MODE_PROTECT);
+        /* a second low sample with pressure still high: now off */
+        d = step(&p, &s, 102, 25, true, 50);
+        assert_int_equal(d.set, KNOB_OFF);
+}
+
 static void no_knob_never_flips(void **state) {
         struct policy_params p = params();
         struct policy_state s;
@@ -322,6 +370,7 @@ static void no_knob_never_flips(void **state) {
         d = step(&p, &s, 100, 0, false, 95);
         assert_int_equal(d.mode, MODE_PROTECT);
         assert_int_equal(d.set, KNOB_UNSET);
+        step(&p, &s, 100.5, 0, false, 10);
         d = step(&p, &s, 101, 30, true, 10); /* inside any dwell: nothing to hold */
         assert_int_equal(d.mode, MODE_THROUGHPUT);
         assert_int_equal(d.set, KNOB_UNSET);
@@ -349,6 +398,8 @@ int main(void) {
                 cmocka_unit_test(safety_is_never_held),
                 cmocka_unit_test(safety_reasserts_after_outside_change),
                 cmocka_unit_test(no_knob_never_flips),
+                cmocka_unit_test(prediction_lets_go_only_well_clear),
+                cmocka_unit_test(collapse_of_the_pool_is_no_reason_to_flip),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -246,12 +246,14 @@ static void dwell_holds_back_once(void **state) {
 
         assert_int_equal(start(f, "[Pool]\nLeadSec=0\n[Flips]\nMinDwellSec=10\n"), 0);
         at(f, 1, 0, 0, 90);      /* already Y: protect without a flip */
-        at(f, 2, 30, 500, 20);   /* wants off: first flip, allowed */
+        at(f, 1.5, 30, 500, 20); /* the pool must stay low for an interval ... */
+        at(f, 2, 30, 500, 20);   /* ... then off: the first flip, allowed */
         assert_string_equal(knob(f), "N");
         at(f, 3, 30, 500, 86);   /* safety: immediate */
         assert_string_equal(knob(f), "Y");
-        at(f, 4, 30, 500, 20);   /* wants off 1 s after a flip: held */
-        at(f, 5, 30, 500, 20);
+        at(f, 4, 30, 500, 20);
+        at(f, 5, 30, 500, 20);   /* wants off 2 s after a flip: held */
+        at(f, 6, 30, 500, 20);
         assert_string_equal(knob(f), "Y");
         assert_int_equal(count_logged(f, "Holding back a flip"), 1);
         at(f, 12, 30, 500, 20);  /* (the daemon samples every second meanwhile) */
