@@ -377,9 +377,18 @@ else
 	diag "this host's bounding set lacks CAP_SYS_RESOURCE: expecting the 2 s PSI window fallback"
 fi
 case_journal() {
-	local log re n entry f
-	[ -n "$PID1" ] && [ "$PID1" != 0 ] || { diag "no daemon from case 1"; return 1; }
-	log=$(jlog "$MARK1" "_PID=$PID1")
+	local log re n entry f mark pid
+	# A fresh instance, started without PID 1's debug logging: with it, PID 1's
+	# "Forked ... as PID" line makes journald cache the child's context while
+	# it is still in init.scope, and for about a second the daemon's own lines
+	# are filed under the wrong unit (seen under load).
+	set_knob N
+	mark=$(jmark)
+	C systemctl restart "$UNIT" || { diag "systemctl restart $UNIT failed"; return 1; }
+	pid=$(mainpid)
+	# journald stores asynchronously: wait for the "Started" line, logged after the probes
+	jwait "$mark" '^Started \(pid [0-9]+\)' "_PID=$pid" || return 1
+	log=$(jlog "$mark" "_PID=$pid")
 	for re in '^Knob: shrinker_enabled = N$' \
 		'^zswap: (enabled|disabled)(, compressor [^,]+)?, max_pool_percent=[0-9]+ \(limit [^)]+\)$' \
 		'^Swap: ([0-9]+ active device\(s\)|none active; .+)$' \
@@ -393,16 +402,16 @@ case_journal() {
 		grep -qE '^Memory controller is on cgroup v1: ' <<<"$log" ||
 			{ diag "no cgroup v1 warning on a host with a v1 memory controller"; return 1; }
 	fi
-	entry=$(jexport "$MARK1" "MESSAGE_ID=$FLIP_ID" KNOB=shrinker_enabled KNOB_VALUE=Y REASON=none)
+	entry=$(jexport "$mark" "MESSAGE_ID=$FLIP_ID" KNOB=shrinker_enabled KNOB_VALUE=Y REASON=none)
 	[ -n "$entry" ] || { diag "journalctl -u $UNIT MESSAGE_ID=$FLIP_ID KNOB=shrinker_enabled KNOB_VALUE=Y REASON=none: nothing"; return 1; }
 	for f in 'MESSAGE=Shrinker back to baseline (on): Baseline=on' PREVIOUS_VALUE=N MODE=idle DRY_RUN=0 \
-		PRIORITY=5 SYSLOG_IDENTIFIER=zswap-tuned "_PID=$PID1" "_SYSTEMD_UNIT=$UNIT"; do
+		PRIORITY=5 SYSLOG_IDENTIFIER=zswap-tuned "_PID=$pid" "_SYSTEMD_UNIT=$UNIT"; do
 		grep -qxF -- "$f" <<<"$entry" || { diag "flip entry lacks $f:"; indent <<<"$entry"; return 1; }
 	done
 	grep -qxE 'PRESSURE_PERCENT=[0-9]+\.[0-9]' <<<"$entry" && grep -qxE 'POOL_PERCENT=[0-9]+' <<<"$entry" ||
 		{ diag "flip entry lacks PRESSURE_PERCENT/POOL_PERCENT:"; indent <<<"$entry"; return 1; }
 	# And the match really selects: nothing went to N at startup.
-	[ -z "$(jexport "$MARK1" "MESSAGE_ID=$FLIP_ID" KNOB_VALUE=N)" ] ||
+	[ -z "$(jexport "$mark" "MESSAGE_ID=$FLIP_ID" KNOB_VALUE=N)" ] ||
 		{ diag "KNOB_VALUE=N matched a startup flip"; return 1; }
 }
 
