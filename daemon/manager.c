@@ -546,16 +546,14 @@ static void check_outside_change(struct manager *m) {
         if (r < 0 || r == (int) m->policy.knob)
                 return;
         log_notice("%s was changed to %s outside zswap-tuned", m->knob, knob_str(r));
-        if (m->policy.mode == MODE_IDLE && m->conf.baseline == BASELINE_STARTUP) {
-                /* While idle the knob is the admin's: take it as the new original. */
+        if (policy_knob_changed_outside(&m->policy, r, m->conf.baseline == BASELINE_STARTUP)) {
+                /* ... and it is what to restore on exit, too */
                 m->original = r;
-                m->policy.baseline = r;
                 if (m->save.knob[0]) {
                         m->save.value = r;
                         persist(m);
                 }
         }
-        policy_sync_knob(&m->policy, r);
 }
 
 void manager_tick(struct manager *m, uint64_t now) {

@@ -19,6 +19,16 @@ void policy_sync_knob(struct policy_state *s, knob_value actual) {
         s->knob = actual;
 }
 
+bool policy_knob_changed_outside(struct policy_state *s, knob_value actual, bool baseline_follows) {
+        /* Follow rather than fight: while idle the knob is the admin's. */
+        bool adopt = baseline_follows && s->mode == MODE_IDLE;
+
+        if (adopt)
+                s->baseline = actual;
+        s->knob = actual;
+        return adopt;
+}
+
 static knob_value mode_knob(const struct policy_state *s, policy_mode m) {
         switch (m) {
         case MODE_THROUGHPUT:

@@ -79,8 +79,12 @@ void policy_init(struct policy_state *s, knob_value current, knob_value baseline
 void policy_decide(const struct policy_params *p, struct policy_state *s,
                    const struct policy_sample *in, struct policy_decision *out);
 /* The knob turned out different from what the policy believed (a failed
- * write, or someone else changed it). */
+ * write). */
 void policy_sync_knob(struct policy_state *s, knob_value actual);
+/* Someone else changed the knob. While idle, and when the baseline is
+ * "whatever it was at startup", their value becomes the new baseline:
+ * returns true then. */
+bool policy_knob_changed_outside(struct policy_state *s, knob_value actual, bool baseline_follows);
 
 const char *policy_mode_to_string(policy_mode m);   /* "idle", ... (journal field) */
 const char *policy_mode_to_human(policy_mode m);    /* "Idle", "Favouring stores", ... */

@@ -360,6 +360,24 @@ static void collapse_of_the_pool_is_no_reason_to_flip(void **state) {
         assert_int_equal(d.set, KNOB_OFF);
 }
 
+static void outside_change_adopted_only_while_idle(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        assert_false(policy_knob_changed_outside(&s, KNOB_ON, false)); /* Baseline=on|off: fixed */
+        assert_int_equal(s.baseline, KNOB_OFF);
+        assert_true(policy_knob_changed_outside(&s, KNOB_ON, true));
+        assert_int_equal(s.baseline, KNOB_ON);
+        d = step(&p, &s, 100, 0, false, 90);  /* protect: already on, no flip */
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_false(policy_knob_changed_outside(&s, KNOB_OFF, true)); /* not idle: not adopted */
+        assert_int_equal(s.baseline, KNOB_ON);
+        d = step(&p, &s, 101, 0, false, 90);  /* and the safety rule puts it back */
+        assert_int_equal(d.set, KNOB_ON);
+}
+
 static void no_knob_never_flips(void **state) {
         struct policy_params p = params();
         struct policy_state s;
@@ -398,6 +416,7 @@ int main(void) {
                 cmocka_unit_test(safety_is_never_held),
                 cmocka_unit_test(safety_reasserts_after_outside_change),
                 cmocka_unit_test(no_knob_never_flips),
+                cmocka_unit_test(outside_change_adopted_only_while_idle),
                 cmocka_unit_test(prediction_lets_go_only_well_clear),
                 cmocka_unit_test(collapse_of_the_pool_is_no_reason_to_flip),
         };
