@@ -81,6 +81,7 @@ static policy_mode wanted_mode(const struct policy_params *p, const struct polic
          * before it lets go: else a fill rate hovering at the lead time
          * flips the knob every sample. */
         double lead = (double) p->lead_usec * (s->mode == MODE_PROTECT ? 2 : 1);
+        bool rising = p->lead_usec > 0 && ttl >= 0 && ttl * USEC_PER_SEC <= 2.0 * (double) p->lead_usec;
 
         *safety = false;
         *reason = REASON_NONE;
@@ -90,16 +91,21 @@ static policy_mode wanted_mode(const struct policy_params *p, const struct polic
                 *safety = true;
                 return MODE_PROTECT;
         }
-        if (p->lead_usec > 0 && ttl >= 0 && ttl * USEC_PER_SEC <= lead) {
+        /* Below WatchPercent a short burst (a service filling its working
+         * set) predicts a full pool that never comes: ignore the rate there. */
+        if (p->lead_usec > 0 && in->pool >= p->pool_watch && ttl >= 0 && ttl * USEC_PER_SEC <= lead) {
                 *reason = REASON_POOL_RISING;
                 *safety = true;
                 return MODE_PROTECT;
         }
-        /* Leaving protection needs the pool low for a whole interval: a pool
-         * that just collapsed because its owner exited is no reason to flip
-         * off, with the pressure figure still describing the time before. */
+        /* Room means more than a low pool: not heading for the limit within
+         * twice the lead time either (in a swap storm PSI is high all along,
+         * and turning the shrinker off then only fills the pool sooner).
+         * Leaving protection also needs the pool low for a whole interval: a
+         * pool that just collapsed because its owner exited is no reason to
+         * flip off, with the pressure figure still describing the time before. */
         if (in->pressure_valid && in->pressure >= p->pressure_high && in->stores && in->pool <= p->pool_low &&
-            (s->mode != MODE_PROTECT || last_pool <= p->pool_low)) {
+            !rising && (s->mode != MODE_PROTECT || last_pool <= p->pool_low)) {
                 *reason = REASON_PRESSURE;
                 return MODE_THROUGHPUT;
         }
@@ -137,8 +143,10 @@ static void describe(const struct policy_params *p, const struct policy_sample *
 
 static uint64_t next_sample(const struct policy_params *p, const struct policy_state *s,
                             const struct policy_sample *in, const struct policy_decision *d) {
+        /* could the pool reach its limit before an idle check would notice? */
+        bool filling = d->time_to_limit >= 0 && d->time_to_limit * USEC_PER_SEC <= (double) p->idle_check_usec;
         bool active = !in->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
-                      s->mode != MODE_IDLE || d->held != HELD_NONE;
+                      filling || s->mode != MODE_IDLE || d->held != HELD_NONE;
         uint64_t iv = p->sample_usec;
 
         if (!active)

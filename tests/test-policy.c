@@ -123,17 +123,48 @@ static void prediction_turns_on_early(void **state) {
         struct policy_decision d;
 
         policy_init(&s, KNOB_OFF, KNOB_OFF);
-        d = step(&p, &s, 100, 20, true, 10);
+        d = step(&p, &s, 100, 20, true, 40);
         assert_int_equal(d.mode, MODE_THROUGHPUT);
-        d = step(&p, &s, 101, 20, true, 14); /* +4 %/s: 86 % left = 21 s */
+        d = step(&p, &s, 101, 20, true, 44); /* +4 %/s: 56 % left = 14 s */
         assert_int_equal(d.set, KNOB_UNSET);
         assert_true(d.time_to_limit > 10);
-        d = step(&p, &s, 102, 20, true, 30); /* smoothed rate 10 %/s: 7 s left */
+        d = step(&p, &s, 102, 20, true, 60); /* smoothed rate 10 %/s: 4 s left */
         assert_int_equal(d.set, KNOB_ON);
         assert_int_equal(d.reason, REASON_POOL_RISING);
         assert_float_equal(d.fill_rate, 10.0, 1e-9);
-        assert_float_equal(d.time_to_limit, 7.0, 1e-9);
-        assert_non_null(strstr(d.text, "full in 7.0 s"));
+        assert_float_equal(d.time_to_limit, 4.0, 1e-9);
+        assert_non_null(strstr(d.text, "full in 4.0 s"));
+}
+
+static void prediction_ignores_bursts_below_watch(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        /* a service filling its working set: fast, but far from the limit */
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step(&p, &s, 100, 0, true, 5);
+        d = step(&p, &s, 101, 0, true, 25);  /* 20 %/s: "full" in 3.75 s */
+        assert_true(d.time_to_limit > 0 && d.time_to_limit < 10);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.mode, MODE_IDLE);
+        /* and it still samples fast meanwhile */
+        assert_true(d.next_usec < p.sample_usec);
+}
+
+static void no_throughput_while_heading_for_the_limit(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        /* a swap storm: pressure high throughout, pool low but climbing */
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        step(&p, &s, 100, 0, false, 30);
+        d = step(&p, &s, 101, 40, true, 34); /* 4 %/s: 16.5 s, inside twice the lead */
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.mode, MODE_IDLE);
+        d = step(&p, &s, 102, 40, true, 35); /* 2.5 %/s: 26 s: room enough */
+        assert_int_equal(d.set, KNOB_OFF);
 }
 
 static void prediction_off_with_zero_lead(void **state) {
@@ -405,6 +436,8 @@ int main(void) {
                 cmocka_unit_test(pool_high_turns_on_at_once_and_wins),
                 cmocka_unit_test(pool_exactly_at_high_counts),
                 cmocka_unit_test(prediction_turns_on_early),
+                cmocka_unit_test(prediction_ignores_bursts_below_watch),
+                cmocka_unit_test(no_throughput_while_heading_for_the_limit),
                 cmocka_unit_test(prediction_off_with_zero_lead),
                 cmocka_unit_test(sampling_speeds_up_near_the_limit),
                 cmocka_unit_test(calm_returns_to_baseline_after_hold),

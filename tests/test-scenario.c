@@ -216,10 +216,12 @@ static void prediction_acts_before_the_limit(void **state) {
         assert_string_equal(knob(f), "N"); /* Baseline=off applied at start */
         assert_logged(f, "Shrinker back to baseline (off): Baseline=off");
         at(f, 1, 30, 500, 10);
-        at(f, 2, 30, 500, 25);
-        /* +15 %/s (smoothed 7.5 %/s): full in 10 s, within LeadSec, at a quarter of the limit */
+        at(f, 2, 30, 500, 30);   /* fast, but below Pool.WatchPercent: not yet */
+        assert_string_equal(knob(f), "N");
+        at(f, 3, 30, 500, 50);
+        /* smoothed 15 %/s: full in 3.3 s, within LeadSec */
         assert_string_equal(knob(f), "Y");
-        assert_logged(f, "Shrinker on: pool at 25% of limit and rising 7.5%/s, full in 10.0 s (lead 10 s)");
+        assert_logged(f, "Shrinker on: pool at 50% of limit and rising 15.0%/s, full in 3.3 s (lead 10 s)");
         assert_logged(f, "REASON=pool-rising");
 }
 
