@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * zsample - time-series sampler for the zswap-tuned benchmark (runs in the guest;
+ * built static on the host). Adapted from the shared qemu test bed's zctl, without
+ * the controller: here the knob is static or driven by zswap-tuned itself.
+ *
+ *   zsample [-i MS] -o LOG [-P PROBE_CGROUP_DIR] [-H HOG_CGROUP_DIR]
+ *
+ * Every MS milliseconds (default 100) appends one line to LOG:
+ *   t_ms pool_kB zswapped_kB limit_kB knob zswpout zswpwb pswpout pswpin
+ *        psi_sys_us psi_probe_us psi_hog_us hog_zswap_kB hog_zswpwb hog_zswpout
+ * t_ms is CLOCK_MONOTONIC in ms; pool_kB/zswapped_kB are /proc/meminfo Zswap:/Zswapped:;
+ * limit_kB = MemTotal * max_pool_percent / 100; knob is shrinker_enabled (1 = Y);
+ * the vmstat columns are cumulative; psi_* are the cumulative "some" totals (us) of
+ * /proc/pressure/memory and the cgroups' memory.pressure; hog_* come from the hog
+ * cgroup's memory.zswap.current and memory.stat (-1 when absent).
+ * Runs until SIGTERM/SIGINT.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PARAM "/sys/module/zswap/parameters/"
+
+static volatile sig_atomic_t stop;
+static void on_sig(int s) { (void)s; stop = 1; }
+
+static int slurp(const char *path, char *buf, size_t sz)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sz - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
+/* "Key: value" or "key value" lines */
+static long long key(const char *buf, const char *k)
+{
+	size_t kl = strlen(k);
+	for (const char *l = buf; l && *l; ) {
+		if (!strncmp(l, k, kl) && (l[kl] == ':' || l[kl] == ' '))
+			return atoll(l + kl + 1 + (l[kl] == ':'));
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return -1;
+}
+
+static long long psi_some_total(const char *path)
+{
+	char b[512];
+	const char *p;
+	if (!path || slurp(path, b, sizeof(b)) || !(p = strstr(b, "total=")))
+		return -1;
+	return atoll(p + 6);
+}
+
+int main(int argc, char **argv)
+{
+	int ms = 100, opt;
+	const char *logp = NULL, *probe = NULL, *hog = NULL;
+	char probe_psi[512] = "", hog_psi[512] = "", hog_zc[512] = "", hog_stat[512] = "";
+	static char buf[65536];
+	FILE *log;
+
+	while ((opt = getopt(argc, argv, "i:o:P:H:")) != -1) {
+		switch (opt) {
+		case 'i': ms = atoi(optarg); break;
+		case 'o': logp = optarg; break;
+		case 'P': probe = optarg; break;
+		case 'H': hog = optarg; break;
+		default:
+			fprintf(stderr, "usage: zsample [-i MS] -o LOG [-P PROBE_CG] [-H HOG_CG]\n");
+			return 2;
+		}
+	}
+	if (!logp || !(log = fopen(logp, "w"))) {
+		perror("zsample: -o");
+		return 1;
+	}
+	if (probe)
+		snprintf(probe_psi, sizeof(probe_psi), "%s/memory.pressure", probe);
+	if (hog) {
+		snprintf(hog_psi, sizeof(hog_psi), "%s/memory.pressure", hog);
+		snprintf(hog_zc, sizeof(hog_zc), "%s/memory.zswap.current", hog);
+		snprintf(hog_stat, sizeof(hog_stat), "%s/memory.stat", hog);
+	}
+	signal(SIGTERM, on_sig);
+	signal(SIGINT, on_sig);
+	struct timespec iv = { ms / 1000, (ms % 1000) * 1000000L };
+	while (!stop) {
+		struct timespec ts;
+		long long memtotal = -1, pool = -1, zswapped = -1, pct = -1, knob = -1;
+		long long zo = -1, zw = -1, po = -1, pi = -1, hz = -1, hw = -1, ho = -1;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (!slurp("/proc/meminfo", buf, sizeof(buf))) {
+			memtotal = key(buf, "MemTotal");
+			pool = key(buf, "Zswap");
+			zswapped = key(buf, "Zswapped");
+		}
+		if (!slurp(PARAM "max_pool_percent", buf, sizeof(buf)))
+			pct = atoll(buf);
+		if (!slurp(PARAM "shrinker_enabled", buf, sizeof(buf)))
+			knob = buf[0] == 'Y';
+		if (!slurp("/proc/vmstat", buf, sizeof(buf))) {
+			zo = key(buf, "zswpout");
+			zw = key(buf, "zswpwb");
+			po = key(buf, "pswpout");
+			pi = key(buf, "pswpin");
+		}
+		if (hog && !slurp(hog_zc, buf, sizeof(buf)))
+			hz = atoll(buf) / 1024;
+		if (hog && !slurp(hog_stat, buf, sizeof(buf))) {
+			hw = key(buf, "zswpwb");
+			ho = key(buf, "zswpout");
+		}
+		fprintf(log, "%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
+			(long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, pool, zswapped,
+			memtotal >= 0 && pct >= 0 ? memtotal * pct / 100 : -1, knob, zo, zw, po, pi,
+			psi_some_total("/proc/pressure/memory"), psi_some_total(probe ? probe_psi : NULL),
+			psi_some_total(hog ? hog_psi : NULL), hz, hw, ho);
+		fflush(log);
+		nanosleep(&iv, NULL);
+	}
+	fclose(log);
+	return 0;
+}
