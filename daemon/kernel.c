@@ -208,15 +208,19 @@ bool parse_cgroup_memory_v1(const char *buf) {
         return false;
 }
 
-int kernel_knob_read(const struct kernel *k, const char *name) {
-        char path[256], buf[16];
-        ssize_t n;
+/* One of the files under ZSWAP_PARAMS, read whole. */
+static ssize_t read_param(const struct kernel *k, const char *name, char *buf, size_t size) {
+        char path[256];
 
         snprintf(path, sizeof(path), ZSWAP_PARAMS "/%s", name);
-        n = kernel_read(k, path, buf, sizeof(buf));
-        if (n < 0)
-                return (int) n;
-        return parse_knob(buf);
+        return kernel_read(k, path, buf, size);
+}
+
+int kernel_knob_read(const struct kernel *k, const char *name) {
+        char buf[16];
+        ssize_t n = read_param(k, name, buf, sizeof(buf));
+
+        return n < 0 ? (int) n : parse_knob(buf);
 }
 
 int kernel_knob_write(const struct kernel *k, const char *name, knob_value v) {
@@ -234,14 +238,10 @@ int kernel_knob_write(const struct kernel *k, const char *name, knob_value v) {
 }
 
 int kernel_param_u64(const struct kernel *k, const char *name, uint64_t *ret) {
-        char path[256], buf[32];
-        ssize_t n;
+        char buf[32];
+        ssize_t n = read_param(k, name, buf, sizeof(buf));
 
-        snprintf(path, sizeof(path), ZSWAP_PARAMS "/%s", name);
-        n = kernel_read(k, path, buf, sizeof(buf));
-        if (n < 0)
-                return (int) n;
-        return parse_u64(strstrip(buf), ret);
+        return n < 0 ? (int) n : parse_u64(strstrip(buf), ret);
 }
 
 int kernel_read_pool(const struct kernel *k, struct pool_sample *s) {

@@ -60,7 +60,7 @@ exec {LOCKFD}>"$LOCK"
 echo "# waiting for $LOCK"
 flock -w 900 "$LOCKFD" || die "another run holds $LOCK"
 
-declare -A SAVED=()
+. "$abs_top_srcdir/tests/zswap-params.sh"
 TMP='' SWAP_ACTIVE='' DAEMON_PID='' READER_PID='' HOG_PID='' SAMPLER_PID=''
 gone() { local st; st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0; [ -z "$st" ] || [ "$st" = Z ]; }
 stop_pid() { # pid sig
@@ -81,12 +81,7 @@ cleanup() {
 	stop_pid "$HOG_PID" TERM
 	for f in "$MEMCG" "$PSICG"; do [ -n "$f" ] && [ -r "$f/cgroup.procs" ] && xargs -r kill -KILL <"$f/cgroup.procs" 2>/dev/null; done
 	[ -n "$TMP" ] && [ -e "$TMP/state/original-knob" ] && timeout 10 "$DAEMON" --restore --state-dir="$TMP/state" >/dev/null 2>&1
-	for f in "$ZP"/*; do
-		name=${f##*/}
-		[ "$name" = enabled ] || [ -z "${SAVED[$name]+x}" ] && continue
-		[ "$(cat "$f")" = "${SAVED[$name]}" ] || echo "${SAVED[$name]}" >"$f" || echo "# cleanup: could not restore $name"
-	done
-	[ -n "${SAVED[enabled]+x}" ] && [ "$(cat "$ZP/enabled")" != "${SAVED[enabled]}" ] && echo "${SAVED[enabled]}" >"$ZP/enabled"
+	zswap_params_restore
 	[ -n "$SWAP_ACTIVE" ] && { swapoff "$SWAPFILE" || echo "# cleanup: swapoff failed"; }
 	rm -f "$SWAPFILE"
 	for f in "$MEMCG" "$PSICG"; do
@@ -100,8 +95,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT; trap 'exit 143' TERM; trap 'exit 129' HUP
 
-for f in "$ZP"/*; do SAVED[${f##*/}]=$(cat "$f"); done
-echo "# zswap parameters saved: $(for k in "${!SAVED[@]}"; do printf '%s=%s ' "$k" "${SAVED[$k]}"; done)"
+zswap_params_save
+echo "# zswap parameters saved: $(zswap_params_saved)"
 TMP=$(mktemp -d /tmp/$NAME.XXXXXX)
 mkdir "$TMP/state"
 : >"$TMP/defaults.conf"   # shipped defaults, nothing from /etc

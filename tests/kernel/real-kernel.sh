@@ -104,7 +104,7 @@ avail_kb=$(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo)
 	skip "only $((avail_kb / 1024)) MiB available; not adding swap to a host that short of memory"
 
 # ---------------------------------------------------------------- teardown
-declare -A SAVED=()
+. "$abs_top_srcdir/tests/zswap-params.sh"
 TMP=
 DEBUGFS_MOUNTED=
 SWAP_ACTIVE=
@@ -159,20 +159,7 @@ cleanup() {
 		timeout 10 "$DAEMON" --restore --state-dir="$TMP/state" >/dev/null 2>&1
 	fi
 	# zswap parameters: everything writable back as it was, enabled last.
-	for f in "$ZP"/*; do
-		name=${f##*/}
-		[ "$name" = enabled ] && continue
-		[ -n "${SAVED[$name]+x}" ] || continue
-		cur=$(cat "$f" 2>/dev/null)
-		[ "$cur" = "${SAVED[$name]}" ] && continue
-		if ! echo "${SAVED[$name]}" >"$f" 2>/dev/null; then
-			echo "# cleanup: could not restore $name=${SAVED[$name]} (now $cur)"
-		fi
-	done
-	if [ -n "${SAVED[enabled]+x}" ] && [ "$(cat "$ZP/enabled")" != "${SAVED[enabled]}" ]; then
-		echo "${SAVED[enabled]}" >"$ZP/enabled" ||
-			{ echo "# cleanup: could not restore enabled=${SAVED[enabled]}"; problems=1; }
-	fi
+	zswap_params_restore || problems=1
 	if [ -n "$SWAP_ACTIVE" ]; then
 		swapoff "$SWAPFILE" || { echo "# cleanup: swapoff $SWAPFILE failed"; problems=1; }
 	fi
@@ -207,10 +194,8 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 # ---------------------------------------------------------------- setup
-for f in "$ZP"/*; do
-	SAVED[${f##*/}]=$(cat "$f")
-done
-echo "# zswap parameters before: $(for k in "${!SAVED[@]}"; do printf '%s=%s ' "$k" "${SAVED[$k]}"; done)"
+zswap_params_save
+echo "# zswap parameters before: $(zswap_params_saved)"
 
 TMP=$(mktemp -d /tmp/$NAME.XXXXXX)
 STATE=$TMP/state

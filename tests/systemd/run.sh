@@ -104,28 +104,12 @@ for c in /proc/[0-9]*/comm; do
 done
 
 # ---------------------------------------------------------------- teardown
-declare -A SAVED=()
+. "$abs_top_srcdir/tests/zswap-params.sh"
 TMP=
 NPASS=0 NFAIL=0 NSKIP=0 DONE=
 T_START=$(now_us)
 
-restore_params() {
-	local f name cur problems=0
-	for f in "$ZP"/*; do
-		name=${f##*/}
-		[ "$name" = enabled ] && continue
-		[ -n "${SAVED[$name]+x}" ] && [ -w "$f" ] || continue
-		cur=$(cat "$f" 2>/dev/null)
-		[ "$cur" = "${SAVED[$name]}" ] && continue
-		echo "${SAVED[$name]}" >"$f" 2>/dev/null ||
-			{ diag "cleanup: could not restore $name=${SAVED[$name]} (now $cur)"; problems=1; }
-	done
-	if [ -n "${SAVED[enabled]+x}" ] && [ "$(cat "$ZP/enabled")" != "${SAVED[enabled]}" ]; then
-		echo "${SAVED[enabled]}" >"$ZP/enabled" ||
-			{ diag "cleanup: could not restore enabled=${SAVED[enabled]}"; problems=1; }
-	fi
-	return "$problems"
-}
+restore_params() { zswap_params_restore; }
 
 cleanup() {
 	local rc=$? problems=0 left
@@ -152,10 +136,8 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 # ---------------------------------------------------------------- setup
-for f in "$ZP"/*; do
-	SAVED[${f##*/}]=$(cat "$f")
-done
-diag "zswap parameters before: $(for k in "${!SAVED[@]}"; do printf '%s=%s ' "$k" "${SAVED[$k]}"; done)"
+zswap_params_save
+diag "zswap parameters before: $(zswap_params_saved)"
 TMP=$(mktemp -d /tmp/zt-systemd.XXXXXX)
 diag "installing: sbindir $SBINDIR, sysconfdir $SYSCONFDIR, units $UNITDIR"
 
