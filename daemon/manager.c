@@ -38,9 +38,10 @@ void manager_init(struct manager *m) {
         conf_defaults(&m->conf);
         kernel_init(&m->kernel, "/");
         const char *rt = getenv("RUNTIME_DIRECTORY");
+        if (!rt || !*rt)
+                rt = "/run/zswap-tuned";
         /* RUNTIME_DIRECTORY may list several, colon-separated; ours is the first. */
-        snprintf(m->state_dir, sizeof(m->state_dir), "%.*s", rt ? (int) strcspn(rt, ":") : 511,
-                 rt && *rt ? rt : "/run/zswap-tuned");
+        snprintf(m->state_dir, sizeof(m->state_dir), "%.*s", (int) strcspn(rt, ":"), rt);
         for (unsigned i = 0; i < ELEMENTSOF(m->src); i++)
                 m->src[i].fd = -1;
 }
