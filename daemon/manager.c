@@ -570,9 +570,16 @@ void manager_tick(struct manager *m, uint64_t now) {
 
         r = kernel_read_pool(&m->kernel, &pool);
         if (r < 0) {
-                log_error("Cannot read the zswap pool: %s", strerror(-r));
-                pool = (struct pool_sample) { .vm = m->last_vm };
+                /* Deciding on a made-up pool would be worse than not deciding. */
+                if (!m->pool_unreadable)
+                        log_error("Cannot read the zswap pool: %s; not deciding until it is readable", strerror(-r));
+                m->pool_unreadable = true;
+                schedule(m, m->params.sample_usec);
+                return;
         }
+        if (m->pool_unreadable)
+                log_info("The zswap pool is readable again");
+        m->pool_unreadable = false;
         in.pool = pool_percent(&pool);
         in.stores = m->have_sample && pool.vm.zswpout > m->last_vm.zswpout;
 

@@ -61,6 +61,7 @@ struct manager {
         struct policy_params params;
         struct policy_state policy;
         bool have_sample;
+        bool pool_unreadable;   /* said so once */
         uint64_t last_sample;
         struct vmstat last_vm;
         double pressure, pool;

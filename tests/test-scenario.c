@@ -28,6 +28,7 @@ struct fake {
         char *root;
         char state[512], conf[512];
         uint64_t psi_total, zswpout, pool_kb;
+        bool broken_meminfo;
         char log[64][512];
         unsigned n_log;
         struct manager m;
@@ -73,8 +74,11 @@ static void write_world(struct fake *f) {
         tu_write(f->root, "/proc/pressure/memory",
                  "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
                  (unsigned long long) f->psi_total);
-        tu_write(f->root, "/proc/meminfo", "MemTotal: %llu kB\nZswap: %llu kB\nZswapped: %llu kB\n", MEMTOTAL_KB,
-                 (unsigned long long) f->pool_kb, (unsigned long long) f->pool_kb * 3);
+        if (f->broken_meminfo)
+                tu_write(f->root, "/proc/meminfo", "garbage\n");
+        else
+                tu_write(f->root, "/proc/meminfo", "MemTotal: %llu kB\nZswap: %llu kB\nZswapped: %llu kB\n",
+                         MEMTOTAL_KB, (unsigned long long) f->pool_kb, (unsigned long long) f->pool_kb * 3);
         tu_write(f->root, "/proc/vmstat", "pswpin 0\npswpout 0\nzswpin 0\nzswpout %llu\nzswpwb 0\n",
                  (unsigned long long) f->zswpout);
 }
@@ -467,6 +471,20 @@ static void batch_dry_run_writes_nothing(void **state) {
         assert_string_equal(zswap_max(f), "max");
 }
 
+static void unreadable_pool_decides_nothing(void **state) {
+        struct fake *f = *state;
+
+        assert_int_equal(start(f, QUICK), 0);
+        f->broken_meminfo = true;
+        at(f, 1, 30, 500, 12);
+        at(f, 2, 30, 500, 12);
+        assert_string_equal(knob(f), "Y");
+        assert_int_equal(count_logged(f, "Cannot read the zswap pool"), 1);
+        f->broken_meminfo = false;
+        at(f, 3, 30, 500, 12);
+        assert_logged(f, "The zswap pool is readable again");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
 #define T(x) cmocka_unit_test_setup_teardown(x, setup, teardown)
@@ -483,6 +501,7 @@ int main(void) {
                 T(missing_psi_is_fatal),
                 T(cgroup_source_comes_and_goes),
                 T(reload_applies_or_keeps),
+                T(unreadable_pool_decides_nothing),
                 T(batch_cgroup_capped_while_busy),
                 T(batch_cap_survives_sigkill),
                 T(batch_without_v2_is_said_once),
