@@ -5,6 +5,7 @@
 : "${abs_top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${abs_top_srcdir:=$abs_top_builddir}"
 ZT="$abs_top_builddir/zswap-tuned"
+. "$abs_top_srcdir/tests/host.sh"
 T_N=0
 T_FAILED=0
 
@@ -25,12 +26,3 @@ wait_for_line() {
 	timeout "${3:-10}" grep -m1 -qE "$2" <(tail -n +1 -F "$1" 2>/dev/null)
 }
 
-# skip REASON: exit 77, or fail when CI says every test must run.
-skip() {
-	if [ "${CI:-}" = true ]; then
-		echo "FAIL (skip not allowed under CI=true): $*"
-		exit 1
-	fi
-	echo "SKIP: $*"
-	exit 77
-}

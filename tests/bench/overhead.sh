@@ -60,17 +60,8 @@ exec {LOCKFD}>"$LOCK"
 echo "# waiting for $LOCK"
 flock -w 900 "$LOCKFD" || die "another run holds $LOCK"
 
-. "$abs_top_srcdir/tests/zswap-params.sh"
+. "$abs_top_srcdir/tests/host.sh"
 TMP='' SWAP_ACTIVE='' DAEMON_PID='' READER_PID='' HOG_PID='' SAMPLER_PID=''
-gone() { local st; st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0; [ -z "$st" ] || [ "$st" = Z ]; }
-stop_pid() { # pid sig
-	local i
-	[ -n "$1" ] || return 0
-	[ "$2" = EOF ] || kill "-$2" "$1" 2>/dev/null || true
-	for ((i = 0; i < 200; i++)); do gone "$1" && break; sleep 0.05; done
-	gone "$1" || kill -KILL "$1" 2>/dev/null || true
-	wait "$1" 2>/dev/null || true
-}
 cleanup() {
 	local rc=$? f name i
 	[ "$BASHPID" = "$$" ] || exit "$rc"

@@ -38,17 +38,10 @@ abs_top_srcdir=${abs_top_srcdir:-$(cd "$here/../.." && pwd)}
 abs_top_builddir=${abs_top_builddir:-$abs_top_srcdir}
 DAEMON=$abs_top_builddir/zswap-tuned
 HOG=$abs_top_builddir/tests/tools/zt-hog
+. "$abs_top_srcdir/tests/host.sh"
 
 T0=$EPOCHREALTIME
 
-skip() {
-	if [ "${CI:-}" = true ]; then
-		echo "FAIL: would skip, but CI=true: $*"
-		exit 1
-	fi
-	echo "SKIP: $*"
-	exit 77
-}
 
 # ---------------------------------------------------------------- prerequisites
 [ "$(id -u)" = 0 ] || skip "needs root (writes /sys/module/zswap/parameters, swapon, cgroups)"
@@ -104,7 +97,6 @@ avail_kb=$(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo)
 	skip "only $((avail_kb / 1024)) MiB available; not adding swap to a host that short of memory"
 
 # ---------------------------------------------------------------- teardown
-. "$abs_top_srcdir/tests/zswap-params.sh"
 TMP=
 DEBUGFS_MOUNTED=
 SWAP_ACTIVE=
@@ -114,30 +106,11 @@ READER_PID=
 HOG_PID=
 
 # True when pid has exited (gone, or a zombie not yet reaped).
-gone() {
-	local st
-	[ -n "$1" ] || return 0
-	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0
-	[ -z "$st" ] || [ "$st" = Z ]
-}
 
 # Signal a child of ours (sig EOF: none, it ends by itself) and reap it;
 # SIGKILL after 10 s. Its exit status goes to STOP_RC (not printed: a
 # command substitution runs in a subshell, and only the parent can reap).
 STOP_RC=
-stop_pid() {
-	local pid=$1 sig=$2 i
-	STOP_RC=
-	[ -n "$pid" ] || return 0
-	[ "$sig" = EOF ] || kill "-$sig" "$pid" 2>/dev/null || true
-	for ((i = 0; i < 200; i++)); do
-		gone "$pid" && break
-		sleep 0.05
-	done
-	gone "$pid" || kill -KILL "$pid" 2>/dev/null || true
-	STOP_RC=0
-	wait "$pid" 2>/dev/null || STOP_RC=$?
-}
 
 # shellcheck disable=SC2317 # invoked from the EXIT trap
 cleanup() {

@@ -128,11 +128,6 @@ ct_boot() {
 }
 
 # True when pid has exited (gone, or a zombie not yet reaped).
-gone() {
-	local st
-	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0
-	[ -z "$st" ] || [ "$st" = Z ]
-}
 cgroup_empty() { [ -z "$(find "$1" -name cgroup.procs -exec cat {} + 2>/dev/null)" ]; }
 # Remove a cgroup and its children, leaves first; true once it is gone.
 rmdir_tree() {

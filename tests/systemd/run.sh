@@ -47,15 +47,8 @@ DEB_SUITE=bookworm
 DEB_PKGS=systemd,systemd-sysv,dbus,procps,libsystemd0,libudev1,libinih1
 DEB_MIRROR=${ZT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 DEB_CACHE=/var/cache/zswap-tuned-test
+. "$abs_top_srcdir/tests/host.sh"
 
-skip() {
-	if [ "${CI:-}" = true ]; then
-		echo "FAIL: would skip, but CI=true: $*"
-		exit 1
-	fi
-	echo "SKIP: $*"
-	exit 77
-}
 
 # ---------------------------------------------------------------- prerequisites
 [ "$(id -u)" = 0 ] || skip "needs root (systemd-nspawn, mounts, cgroups, the zswap knob)"
@@ -104,7 +97,6 @@ for c in /proc/[0-9]*/comm; do
 done
 
 # ---------------------------------------------------------------- teardown
-. "$abs_top_srcdir/tests/zswap-params.sh"
 TMP=
 NPASS=0 NFAIL=0 NSKIP=0 DONE=
 T_START=$(now_us)

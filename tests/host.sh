@@ -1,7 +1,42 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Save every zswap module parameter before a test touches one, and put back
-# each that changed (enabled last) in the test's EXIT trap. Sourced by the
-# real-kernel, systemd and benchmark scripts.
+# Helpers for the scripts that touch the host: a skip that fails under
+# CI=true, stopping processes, and saving every zswap module parameter before
+# a test touches one so that its EXIT trap can put back each that changed
+# (enabled last). Sourced by the shell tests and the benchmark scripts.
+
+# skip REASON: exit 77, or fail when CI says every test must run.
+skip() {
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL: would skip, but CI=true: $*"
+		exit 1
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+
+# gone PID: the process has exited (or is a zombie).
+gone() {
+	local st
+	[ -n "$1" ] || return 0
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0
+	[ -z "$st" ] || [ "$st" = Z ]
+}
+
+# stop_pid PID SIG: send SIG (EOF: none, it ends by itself), wait up to 10 s,
+# then SIGKILL; its exit status lands in STOP_RC.
+stop_pid() {
+	local pid=$1 sig=$2 i
+	STOP_RC=
+	[ -n "$pid" ] || return 0
+	[ "$sig" = EOF ] || kill "-$sig" "$pid" 2>/dev/null || true
+	for ((i = 0; i < 200; i++)); do
+		gone "$pid" && break
+		sleep 0.05
+	done
+	gone "$pid" || kill -KILL "$pid" 2>/dev/null || true
+	STOP_RC=0
+	wait "$pid" 2>/dev/null || STOP_RC=$?
+}
 
 ZP=${ZP:-/sys/module/zswap/parameters}
 declare -A ZP_SAVED=()
