@@ -146,7 +146,6 @@ static int run(struct manager *m) {
                 sd_event_unref(e);
                 return EXIT_FAILURE;
         }
-        (void) sd_event_set_watchdog(e, true);
 
         r = manager_start(m, e);
         if (r != 0) {

@@ -616,7 +616,10 @@ void manager_tick(struct manager *m, uint64_t now) {
                            d.held == HELD_DWELL ? "less than Flips.MinDwellSec since the last flip"
                                                 : "Flips.MaxPerMinute reached");
         update_status(m);
-        schedule(m, d.next_usec);
+        m->idle = d.idle;
+        /* Idle under a watchdog: its pings carry the idle check, so that
+         * nothing else wakes us (see on_watchdog). */
+        schedule(m, d.idle && m->watchdog ? 0 : d.next_usec);
 }
 
 /* ---- events --------------------------------------------------------------- */
@@ -650,6 +653,34 @@ static void schedule(struct manager *m, uint64_t usec_from_now) {
         sd_event_source_set_time(m->timer, when);
         sd_event_source_set_time_accuracy(m->timer, accuracy);
         sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
+}
+
+/* The watchdog ping, every WatchdogSec/2. While idle it also does the idle
+ * check when one is due, so that an idle daemon wakes up for nothing else. */
+static int on_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct manager *m = userdata;
+        uint64_t now = now_usec();
+
+        sd_notify(false, "WATCHDOG=1");
+        if (m->idle && m->params.idle_check_usec > 0 && now - m->last_sample >= m->params.idle_check_usec)
+                manager_tick(m, now);
+        sd_event_source_set_time(s, usec + m->watchdog_usec / 2);
+        return 0;
+}
+
+static void setup_watchdog(struct manager *m) {
+        int r;
+
+        if (sd_watchdog_enabled(false, &m->watchdog_usec) <= 0)
+                return;
+        r = sd_event_add_time_relative(m->event, &m->watchdog, CLOCK_MONOTONIC, m->watchdog_usec / 2, 0,
+                                       on_watchdog, m);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->watchdog, SD_EVENT_ON);
+        if (r < 0)
+                log_error("Cannot arm the watchdog timer: %s", strerror(-r));
+        else
+                log_debug("Watchdog: pinging every %llu ms", (unsigned long long) (m->watchdog_usec / 2000));
 }
 
 /* An event says "look now", but not more often than MinSampleMs. */
@@ -824,6 +855,7 @@ int manager_start(struct manager *m, sd_event *event) {
                         log_debug("Cannot watch /proc/swaps (not a kernel file?)");
                 if (m->use_udev)
                         setup_udev(m);
+                setup_watchdog(m);
         }
         setup_sources(m);
         setup_batch(m);
@@ -904,6 +936,7 @@ void manager_free(struct manager *m) {
         for (unsigned i = 0; i < m->n_src; i++)
                 close_source(&m->src[i]);
         m->timer = sd_event_source_disable_unref(m->timer);
+        m->watchdog = sd_event_source_disable_unref(m->watchdog);
         m->swaps_io = sd_event_source_disable_unref(m->swaps_io);
         m->udev_io = sd_event_source_disable_unref(m->udev_io);
         if (m->swaps_fd >= 0)

@@ -35,6 +35,9 @@ struct manager {
 
         sd_event *event;        /* NULL in tests that drive manager_tick() by hand */
         sd_event_source *timer, *swaps_io, *udev_io;
+        sd_event_source *watchdog;  /* WATCHDOG=1 pings, which also carry the idle check */
+        uint64_t watchdog_usec;     /* WatchdogSec=, 0 = none */
+        bool idle;                  /* the policy said: nothing happening */
         struct udev *udev;
         struct udev_monitor *monitor;
         int swaps_fd;

@@ -142,13 +142,14 @@ static void describe(const struct policy_params *p, const struct policy_sample *
 }
 
 static uint64_t next_sample(const struct policy_params *p, const struct policy_state *s,
-                            const struct policy_sample *in, const struct policy_decision *d) {
+                            const struct policy_sample *in, struct policy_decision *d) {
         /* could the pool reach its limit before an idle check would notice? */
         bool filling = d->time_to_limit >= 0 && d->time_to_limit * USEC_PER_SEC <= (double) p->idle_check_usec;
         bool active = !in->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
                       filling || s->mode != MODE_IDLE || d->held != HELD_NONE;
         uint64_t iv = p->sample_usec;
 
+        d->idle = !active;
         if (!active)
                 return p->idle_check_usec;
         /* Look again well before the predicted time to the limit. */

@@ -71,6 +71,7 @@ struct policy_decision {
         bool held_changed;      /* held differs from the previous sample: log it */
         double fill_rate;       /* percent of limit per second */
         double time_to_limit;   /* seconds, < 0 = not rising */
+        bool idle;              /* nothing happening: next_usec is the idle check */
         uint64_t next_usec;     /* when to sample next (relative); 0 = only on events */
         char text[256];         /* one-line human reason */
 };
