@@ -13,17 +13,6 @@
 #include "log.h"
 #include "testutil.h"
 
-static int setup(void **state) {
-        *state = tu_mkdtemp();
-        return 0;
-}
-
-static int teardown(void **state) {
-        tu_rm_rf(*state);
-        free(*state);
-        return 0;
-}
-
 static int load(const char *dir, struct conf *c, char *err, size_t size) {
         char path[512];
 
@@ -250,15 +239,15 @@ static void shipped_config_shows_every_default(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(missing_file_gives_defaults, setup, teardown),
-                cmocka_unit_test_setup_teardown(values_are_parsed, setup, teardown),
-                cmocka_unit_test_setup_teardown(every_error_names_its_line, setup, teardown),
-                cmocka_unit_test_setup_teardown(first_error_wins, setup, teardown),
-                cmocka_unit_test_setup_teardown(dropins_apply_in_lexical_order, setup, teardown),
-                cmocka_unit_test_setup_teardown(dropin_error_names_the_dropin, setup, teardown),
-                cmocka_unit_test_setup_teardown(failed_load_keeps_the_old_config, setup, teardown),
-                cmocka_unit_test_setup_teardown(dump_reads_back_the_same, setup, teardown),
-                cmocka_unit_test_setup_teardown(shipped_config_shows_every_default, setup, teardown),
+                cmocka_unit_test_setup_teardown(missing_file_gives_defaults, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(values_are_parsed, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(every_error_names_its_line, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(first_error_wins, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(dropins_apply_in_lexical_order, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(dropin_error_names_the_dropin, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(failed_load_keeps_the_old_config, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(dump_reads_back_the_same, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(shipped_config_shows_every_default, tu_setup_tmpdir, tu_teardown_tmpdir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,17 +15,6 @@
 #include "savefile.h"
 #include "testutil.h"
 
-static int setup(void **state) {
-        *state = tu_mkdtemp();
-        return 0;
-}
-
-static int teardown(void **state) {
-        tu_rm_rf(*state);
-        free(*state);
-        return 0;
-}
-
 static const char meminfo_618[] =
         "MemTotal:       24608440 kB\n"
         "MemFree:        20013456 kB\n"
@@ -241,10 +230,10 @@ int main(void) {
                 cmocka_unit_test(knob_values),
                 cmocka_unit_test(swaps_count),
                 cmocka_unit_test(cgroup_v1_detection),
-                cmocka_unit_test_setup_teardown(pool_from_fake_tree, setup, teardown),
-                cmocka_unit_test_setup_teardown(knob_write_reads_back, setup, teardown),
-                cmocka_unit_test_setup_teardown(root_prefix_is_normalised, setup, teardown),
-                cmocka_unit_test_setup_teardown(savefile_round_trip_and_restore, setup, teardown),
+                cmocka_unit_test_setup_teardown(pool_from_fake_tree, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(knob_write_reads_back, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(root_prefix_is_normalised, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(savefile_round_trip_and_restore, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test(savefile_rejects_garbage),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

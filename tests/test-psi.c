@@ -15,17 +15,6 @@
 #include "psi.h"
 #include "testutil.h"
 
-static int setup(void **state) {
-        *state = tu_mkdtemp();
-        return 0;
-}
-
-static int teardown(void **state) {
-        tu_rm_rf(*state);
-        free(*state);
-        return 0;
-}
-
 static void parse_some_and_full(void **state) {
         const char *psi = "some avg10=1.50 avg60=0.30 avg300=0.05 total=123456\n"
                           "full avg10=0.50 avg60=0.10 avg300=0.01 total=6543\n";
@@ -134,9 +123,9 @@ int main(void) {
                 cmocka_unit_test(parse_some_and_full),
                 cmocka_unit_test(parse_malformed),
                 cmocka_unit_test(window_rounds_up_to_2s),
-                cmocka_unit_test_setup_teardown(fake_file_gets_no_trigger, setup, teardown),
+                cmocka_unit_test_setup_teardown(fake_file_gets_no_trigger, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test(real_trigger_arms),
-                cmocka_unit_test_setup_teardown(cgroup_paths, setup, teardown),
+                cmocka_unit_test_setup_teardown(cgroup_paths, tu_setup_tmpdir, tu_teardown_tmpdir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,17 @@ char *tu_mkdtemp(void) {
         return p;
 }
 
+int tu_setup_tmpdir(void **state) {
+        *state = tu_mkdtemp();
+        return 0;
+}
+
+int tu_teardown_tmpdir(void **state) {
+        tu_rm_rf(*state);
+        free(*state);
+        return 0;
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
         return remove(path);
 }

@@ -7,6 +7,9 @@
 #include <stddef.h>
 
 char *tu_mkdtemp(void);                    /* malloc'ed path */
+/* cmocka setup/teardown: *state is a fresh scratch directory (char *). */
+int tu_setup_tmpdir(void **state);
+int tu_teardown_tmpdir(void **state);
 void tu_rm_rf(const char *path);
 /* Write content to root/rel, creating parent directories. */
 void tu_write(const char *root, const char *rel, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
