@@ -18,7 +18,7 @@
 #   all    deps base image boot report
 #
 # Needs root (mmdebstrap into a directory, mke2fs -d keeps ownership), apt access to
-# deb.debian.org bookworm + bookworm-security. No KVM needed.
+# bookworm + bookworm-security (this host's own apt sources are used). No KVM needed.
 #
 # Environment:
 #   abs_top_srcdir, abs_top_builddir   set by "make bench"; default: the tree around this script
@@ -28,7 +28,8 @@
 #   BENCH_TIMEOUT guest wall limit in s (5400)
 #   BENCH_OUT    where summary.md and the PNGs are copied (default $BENCH_WORK/results)
 #   KERNEL_PKG   Debian kernel package (default: newest linux-image-6.12.*+deb12-amd64-unsigned)
-#   MIRROR, SECMIRROR  Debian mirrors
+#   APT_SOURCES  apt sources for the guest tree (default: this host's, which must carry
+#                bookworm and bookworm-security)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -40,8 +41,10 @@ MEM=${BENCH_MEM:-3072}
 SMP=${BENCH_SMP:-2}
 TIMEOUT=${BENCH_TIMEOUT:-5400}
 IMG_SIZE=${BENCH_IMG_SIZE:-8G}
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
-SECMIRROR=${SECMIRROR:-http://deb.debian.org/debian-security}
+for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
+	[ -s "$f" ] && { APT_SOURCES=${APT_SOURCES:-$f}; break; }
+done
+APT_SOURCES=${APT_SOURCES:?no apt sources file found; set APT_SOURCES}
 SHARE=$WORK/share
 OUT=${BENCH_OUT:-$SHARE/results}
 
@@ -86,7 +89,7 @@ base() {
 	local t K key
 	t=$(ts)
 	K=$(pick_kernel)
-	key=$( { echo "$K $GUEST_PKGS $MIRROR $SECMIRROR"; cat "$HERE/guest/bed-boot" "$HERE/guest/bed.service"; } | sha256sum | cut -c1-16)
+	key=$( { echo "$K $GUEST_PKGS"; cat "$APT_SOURCES" "$HERE/guest/bed-boot" "$HERE/guest/bed.service"; } | sha256sum | cut -c1-16)
 	if [ -f "$WORK/base/key" ] && [ "$(cat "$WORK/base/key")" = "$key" ]; then
 		echo "bench: base tree cached ($K, key $key)"
 		return
@@ -98,7 +101,7 @@ base() {
 		--essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d"; echo MODULES=list > "$1/etc/initramfs-tools/conf.d/bench.conf"' \
 		--customize-hook='printf "virtio_pci\nvirtio_blk\ncrc32c_generic\next4\n" >> "$1/etc/initramfs-tools/modules"' \
 		--customize-hook='chroot "$1" update-initramfs -u -k all' \
-		bookworm "$WORK/base/rootfs" "deb $MIRROR bookworm main" "deb $SECMIRROR bookworm-security main" \
+		bookworm "$WORK/base/rootfs" "$APT_SOURCES" \
 		> "$WORK/base/mmdebstrap.log" 2>&1 || { tail -20 "$WORK/base/mmdebstrap.log"; die "mmdebstrap failed"; }
 	local R=$WORK/base/rootfs
 	install -m755 "$HERE/guest/bed-boot" "$R/usr/local/sbin/bed-boot"

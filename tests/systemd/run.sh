@@ -21,7 +21,7 @@
 # but with CI=true every skip is a failure.
 # Exit: 0 pass, 1 fail, 77 skip, 99 hard error (install or first boot).
 #
-# Environment: ZT_DEBIAN_MIRROR (default http://deb.debian.org/debian),
+# Environment: ZT_DEBIAN_MIRROR (default: this host's own apt sources file),
 # ZT_SKIP_DEBIAN=1 (skip case 10; a failure under CI=true).
 
 # "A && B || fail" is the assertion idiom here; single quotes around make
@@ -45,7 +45,12 @@ UNIT=zswap-tuned.service
 FLIP_ID=5b0c2a4e6f8d4c1f9e3a7b2d1c0e9f84
 DEB_SUITE=bookworm
 DEB_PKGS=systemd,systemd-sysv,dbus,procps,libsystemd0,libudev1,libinih1
-DEB_MIRROR=${ZT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# mmdebstrap pastes an existing file in as the tree's sources.list: use the
+# host's own apt sources, so the tree comes from wherever this host's packages do.
+for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
+	[ -s "$f" ] && { DEB_MIRROR_DEFAULT=$f; break; }
+done
+DEB_MIRROR=${ZT_DEBIAN_MIRROR:-${DEB_MIRROR_DEFAULT:-}}
 DEB_CACHE=/var/cache/zswap-tuned-test
 . "$abs_top_srcdir/tests/host.sh"
 
@@ -286,7 +291,8 @@ prepare_host_root() {
 # Debian 12 with runtime packages only, cached by package list and mirror.
 debian_tree() {
 	local key dir tmp log=$TMP/mmdebstrap.log
-	key=$(printf '%s\n' "$DEB_SUITE" apt "$DEB_PKGS" "$DEB_MIRROR" "$(dpkg --print-architecture 2>/dev/null)" |
+	key=$( { printf '%s\n' "$DEB_SUITE" apt "$DEB_PKGS" "$DEB_MIRROR" "$(dpkg --print-architecture 2>/dev/null)"
+		[ -f "$DEB_MIRROR" ] && cat "$DEB_MIRROR"; } |
 		sha256sum | cut -c1-12)
 	dir=$DEB_CACHE/$DEB_SUITE-runtime-$key
 	DEB_TREE=$dir
@@ -295,7 +301,7 @@ debian_tree() {
 	mkdir -p "$DEB_CACHE" && rm -rf "$dir" "$dir".tmp.*
 	tmp=$dir.tmp.$$
 	diag "building $dir (mmdebstrap --variant=apt --include=$DEB_PKGS $DEB_SUITE, once)"
-	if ! mmdebstrap --quiet --variant=apt --include="$DEB_PKGS" "$DEB_SUITE" "$tmp" "$DEB_MIRROR" \
+	if ! mmdebstrap --quiet --variant=apt --include="$DEB_PKGS" "$DEB_SUITE" "$tmp" ${DEB_MIRROR:+"$DEB_MIRROR"} \
 		</dev/null >"$log" 2>&1 {LOCKFD}>&-; then
 		rm -rf "$tmp"
 		diag "mmdebstrap failed:"
