@@ -166,7 +166,6 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
         policy_reason reason;
         policy_mode want;
         bool safety;
-
         double last_pool = s->have_prev ? s->prev_pool : in->pool;
 
         *d = (struct policy_decision) { .set = KNOB_UNSET, .time_to_limit = -1 };
@@ -222,8 +221,8 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
         s->held = d->held;
         d->mode = s->mode;
         /* Whenever something is going on, the batch cgroups may not fill the
-         * pool: measured, a cap kept the pool from its limit at no cost to
-         * the batch job (docs/benchmarks.md). */
+         * pool: measured, a cap kept the pool off its limit and gave the
+         * probe the best tail latency (docs/benchmarks.md). */
         d->cap_batch = s->mode != MODE_IDLE;
         d->next_usec = next_sample(p, s, in, d);
 }
