@@ -804,11 +804,11 @@ static void probe_zswap(struct manager *m) {
                 return;
         }
         n = kernel_read(&m->kernel, ZSWAP_PARAMS "/compressor", comp, sizeof(comp));
-        log_info("zswap: %s%s%s, max_pool_percent=%u (limit %s)", p.enabled ? "enabled" : "disabled",
-                 n > 0 ? ", compressor " : "", n > 0 ? strstrip(comp) : "", p.max_pool_percent,
-                 format_bytes(lim, sizeof(lim), p.limit_bytes));
-        if (!p.enabled)
-                log_notice("zswap: disabled (enabled=N); nothing is stored until it is enabled, watching anyway");
+        /* one line; a disabled zswap is worth a notice */
+        log_fields(p.enabled ? LOG_INFO : LOG_NOTICE, NULL, "zswap: %s%s%s, max_pool_percent=%u (limit %s)%s",
+                   p.enabled ? "enabled" : "disabled", n > 0 ? ", compressor " : "", n > 0 ? strstrip(comp) : "",
+                   p.max_pool_percent, format_bytes(lim, sizeof(lim), p.limit_bytes),
+                   p.enabled ? "" : "; nothing is stored until it is enabled, watching anyway");
 }
 
 static void probe_cgroup_v1(struct manager *m) {

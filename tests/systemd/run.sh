@@ -370,7 +370,7 @@ case_journal() {
 	jwait "$mark" '^Started \(pid [0-9]+\)' "_PID=$pid" || return 1
 	log=$(jlog "$mark" "_PID=$pid")
 	for re in '^Knob: shrinker_enabled = N$' \
-		'^zswap: (enabled|disabled)(, compressor [^,]+)?, max_pool_percent=[0-9]+ \(limit [^)]+\)$' \
+		'^zswap: (enabled|disabled)(, compressor [^,]+)?, max_pool_percent=[0-9]+ \(limit [^)]+\)(; nothing is stored until it is enabled, watching anyway)?$' \
 		'^Swap: ([0-9]+ active device\(s\)|none active; .+)$' \
 		'^debugfs: /sys/kernel/debug/zswap (available|not available)' \
 		"$PSI_RE"; do
