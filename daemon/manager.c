@@ -50,6 +50,17 @@ static bool dry_run(const struct manager *m) {
         return m->dry_run_override || m->conf.dry_run;
 }
 
+/* Without any armed trigger nothing wakes us: then poll at the sample rate.
+ * Sources come and go (a cgroup is removed, or appears), so this follows
+ * them rather than being decided once. */
+static void update_idle_check(struct manager *m) {
+        bool armed = false;
+
+        for (unsigned i = 0; i < m->n_src; i++)
+                armed = armed || m->src[i].fd >= 0;
+        m->params.idle_check_usec = armed ? m->conf.idle_check_sec * USEC_PER_SEC : m->params.sample_usec;
+}
+
 static void apply_params(struct manager *m) {
         const struct conf *c = &m->conf;
 
@@ -67,9 +78,7 @@ static void apply_params(struct manager *m) {
                 .min_dwell_usec = c->min_dwell_sec * USEC_PER_SEC,
                 .max_per_minute = c->max_per_minute,
         };
-        /* Without any trigger, nothing wakes us: poll at the sample rate. */
-        if (!m->triggers)
-                m->params.idle_check_usec = m->params.sample_usec;
+        update_idle_check(m);
         log_set_max_level(m->log_level_override >= 0 ? m->log_level_override : c->log_level);
 }
 
@@ -309,7 +318,6 @@ static void open_source(struct manager *m, struct psi_src *src, bool startup) {
                 }
         }
         src->fd = fd;
-        m->triggers = true;
         if (used != window)
                 log_info("PSI: %s, trigger \"%s %llu %llu\" (a %u ms window needs CAP_SYS_RESOURCE; using %llu ms)",
                          src->path, type, (unsigned long long) stall, (unsigned long long) used,
@@ -323,7 +331,6 @@ static void setup_sources(struct manager *m) {
         for (unsigned i = 0; i < m->n_src; i++)
                 close_source(&m->src[i]);
         m->n_src = 0;
-        m->triggers = false;
 
         if (m->conf.system) {
                 struct psi_src *s = &m->src[m->n_src++];
@@ -565,6 +572,7 @@ void manager_tick(struct manager *m, uint64_t now) {
         int r;
 
         in.pressure = sample_pressure(m, dt);
+        update_idle_check(m); /* a source may have gone or come back */
         /* A pressure figure averaged over a long quiet stretch means nothing. */
         in.pressure_valid = m->have_sample && dt > 0 && dt <= 3 * m->params.sample_usec;
 
@@ -618,8 +626,10 @@ void manager_tick(struct manager *m, uint64_t now) {
         update_status(m);
         m->idle = d.idle;
         /* Idle under a watchdog: its pings carry the idle check, so that
-         * nothing else wakes us (see on_watchdog). */
-        schedule(m, d.idle && m->watchdog ? 0 : d.next_usec);
+         * nothing else wakes us (see on_watchdog); not when polling faster
+         * than the pings come. */
+        bool ride = d.idle && m->watchdog && d.next_usec >= m->watchdog_usec / 2;
+        schedule(m, ride ? 0 : d.next_usec);
 }
 
 /* ---- events --------------------------------------------------------------- */
@@ -713,9 +723,9 @@ static int on_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata) 
                                 close_source(&m->src[i]);
                                 m->src[i].gone = true;
                         }
-                return 0;
-        }
-        log_debug("PSI trigger fired");
+                /* look now: without this trigger we may have to poll */
+        } else
+                log_debug("PSI trigger fired");
         kick(m);
         return 0;
 }

@@ -59,7 +59,6 @@ struct manager {
 
         struct psi_src src[1 + CONF_MAX_CGROUPS];
         unsigned n_src;
-        bool triggers;          /* at least one PSI trigger is armed */
 
         struct policy_params params;
         struct policy_state policy;
