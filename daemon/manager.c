@@ -77,6 +77,7 @@ static void apply_params(struct manager *m) {
                 .idle_check_usec = c->idle_check_sec * USEC_PER_SEC,
                 .min_dwell_usec = c->min_dwell_sec * USEC_PER_SEC,
                 .max_per_minute = c->max_per_minute,
+                .batch = c->batch_cgroups.n > 0,
         };
         update_idle_check(m);
         log_set_max_level(m->log_level_override >= 0 ? m->log_level_override : c->log_level);
@@ -362,14 +363,16 @@ static void setup_batch(struct manager *m) {
                 struct batch_cg *b = &m->batch[m->n_batch];
                 *b = (struct batch_cg) { 0 };
                 snprintf(b->spec, sizeof(b->spec), "%s", m->conf.batch_cgroups.item[i]);
-                if (kernel_cgroup_path(&m->kernel, b->spec, "memory.zswap.max", b->path, sizeof(b->path)) < 0) {
+                if (kernel_cgroup_path(&m->kernel, b->spec, "memory.zswap.max", b->path, sizeof(b->path)) < 0 ||
+                    kernel_cgroup_path(&m->kernel, b->spec, "memory.zswap.current", b->cur_path,
+                                       sizeof(b->cur_path)) < 0) {
                         log_warning("Batch: cgroup path too long: %s", b->spec);
                         continue;
                 }
                 m->n_batch++;
                 if (kernel_exists(&m->kernel, b->path))
-                        log_info("Batch: %s, zswap capped at %g%% of the pool limit while not idle", b->path,
-                                 m->conf.batch_zswap_max);
+                        log_info("Batch: %s, zswap capped at %g%% of the pool limit while not idle or the "
+                                 "pool is above %g%%", b->path, m->conf.batch_zswap_max, m->conf.pool_watch);
                 else {
                         log_notice("Batch: %s does not exist (no cgroup v2 memory controller, or the cgroup is not "
                                    "there yet); it is capped once it exists", b->path);
@@ -429,7 +432,7 @@ static int uncap_all(struct manager *m) {
         return ret;
 }
 
-static void cap(struct manager *m, struct batch_cg *b, uint64_t bytes, const struct policy_decision *d) {
+static void cap(struct manager *m, struct batch_cg *b, uint64_t bytes, const char *why) {
         char orig[32], val[32], human[32];
         ssize_t n;
         int r;
@@ -458,27 +461,36 @@ static void cap(struct manager *m, struct batch_cg *b, uint64_t bytes, const str
         if (!dry_run(m)) {
                 r = kernel_write(&m->kernel, b->path, val);
                 if (r < 0) {
-                        log_error("Cannot write %s=%s: %s", b->path, val, strerror(-r));
+                        if (!b->failed) /* once, not every sample it is retried */
+                                log_error("Cannot write %s=%s: %s", b->path, val, strerror(-r));
+                        b->failed = true;
                         return;
                 }
+                b->failed = false;
         }
         if (!b->capped)
                 log_cap(m, b, val, "Capped the zswap use of %s at %s (%g%% of the pool limit): %s", b->spec, human,
-                        m->conf.batch_zswap_max, d->text[0] ? d->text : policy_mode_to_human(d->mode));
+                        m->conf.batch_zswap_max, why);
         else
                 log_cap(m, b, val, "Moved the zswap cap of %s to %s (the pool limit changed)", b->spec, human);
         b->capped = true;
         b->cap = bytes;
 }
 
-static void apply_batch(struct manager *m, const struct policy_decision *d, const struct pool_sample *p) {
+static void apply_batch(struct manager *m, const struct policy_decision *d, const struct pool_sample *p,
+                        double pool) {
         /* whole pages, as the kernel counts them */
         uint64_t bytes = (uint64_t) ((double) p->limit_bytes * m->conf.batch_zswap_max / 100) / 4096 * 4096;
+        char why[256];
 
+        if (d->cap_for_pool)
+                snprintf(why, sizeof(why), "pool at %.0f%% of limit (watch %g%%)", pool, m->conf.pool_watch);
+        else
+                snprintf(why, sizeof(why), "%s", d->text[0] ? d->text : policy_mode_to_human(d->mode));
         for (unsigned i = 0; i < m->n_batch; i++) {
                 struct batch_cg *b = &m->batch[i];
                 if (d->cap_batch && bytes > 0)
-                        cap(m, b, bytes, d);
+                        cap(m, b, bytes, why);
                 else if (!d->cap_batch)
                         uncap(m, b);
         }
@@ -544,6 +556,30 @@ static double sample_pressure(struct manager *m, uint64_t dt) {
         return max > 100 ? 100 : max;
 }
 
+/* What the batch cgroups use, and what their caps allow whenever they are
+ * capped, for the fill prediction: only those that can be capped (there,
+ * and the last write of their cap did not fail). */
+static void sample_batch(struct manager *m, const struct pool_sample *pool, struct policy_sample *in) {
+        uint64_t cap = (uint64_t) ((double) pool->limit_bytes * m->conf.batch_zswap_max / 100);
+        uint64_t used = 0, allowed = 0;
+        char buf[32];
+
+        if (pool->limit_bytes == 0)
+                return;
+        for (unsigned i = 0; i < m->n_batch; i++) {
+                struct batch_cg *b = &m->batch[i];
+                uint64_t cur;
+
+                if (b->failed || kernel_read(&m->kernel, b->cur_path, buf, sizeof(buf)) <= 0 ||
+                    parse_u64(strstrip(buf), &cur) < 0)
+                        continue;
+                used += cur;
+                allowed += cap;
+        }
+        in->batch = 100.0 * (double) used / (double) pool->limit_bytes;
+        in->batch_cap = 100.0 * (double) allowed / (double) pool->limit_bytes;
+}
+
 /* Someone else changed the knob: follow them rather than fight. */
 static void check_outside_change(struct manager *m) {
         int r;
@@ -589,6 +625,7 @@ void manager_tick(struct manager *m, uint64_t now) {
                 log_info("The zswap pool is readable again");
         m->pool_unreadable = false;
         in.pool = pool_percent(&pool);
+        sample_batch(m, &pool, &in);
         in.stores = m->have_sample && pool.vm.zswpout > m->last_vm.zswpout;
 
         check_outside_change(m);
@@ -601,11 +638,12 @@ void manager_tick(struct manager *m, uint64_t now) {
         m->last_sample = now;
         m->have_sample = true;
 
-        log_debug("sample: pressure %.1f%%%s, pool %.1f%% of limit (%llu of %llu kB), fill %.2f%%/s, "
+        log_debug("sample: pressure %.1f%%%s, pool %.1f%% of limit (%llu of %llu kB, capped batch %.1f%% of "
+                  "%.1f%%), fill %.2f%%/s, "
                   "zswpout %llu zswpwb %llu pswpout %llu, mode %s, next in %llu ms",
                   in.pressure, in.pressure_valid ? "" : " (no baseline)", in.pool,
                   (unsigned long long) (pool.pool_bytes / 1024), (unsigned long long) (pool.limit_bytes / 1024),
-                  d.fill_rate, (unsigned long long) pool.vm.zswpout, (unsigned long long) pool.vm.zswpwb,
+                  in.batch, in.batch_cap, d.fill_rate, (unsigned long long) pool.vm.zswpout, (unsigned long long) pool.vm.zswpwb,
                   (unsigned long long) pool.vm.pswpout, policy_mode_to_string(d.mode),
                   (unsigned long long) (d.next_usec / USEC_PER_MSEC));
 
@@ -616,7 +654,7 @@ void manager_tick(struct manager *m, uint64_t now) {
                          m->knob ? " (shrinker already " : "", m->knob ? onoff(m->policy.knob) : "",
                          m->knob ? ")" : "");
         }
-        apply_batch(m, &d, &pool);
+        apply_batch(m, &d, &pool, in.pool);
         if (d.held_changed && d.held != HELD_NONE)
                 log_notice("Holding back a flip to %s (%s): %s", policy_mode_to_human(
                                    d.reason == REASON_PRESSURE ? MODE_THROUGHPUT : MODE_IDLE),

@@ -51,9 +51,11 @@ struct manager {
         struct batch_cg {
                 char spec[256];
                 char path[512]; /* memory.zswap.max below the root prefix */
+                char cur_path[512]; /* memory.zswap.current */
                 bool capped;
                 uint64_t cap;   /* bytes, as written */
                 bool missing;   /* said that it is not there */
+                bool failed;    /* the last write of its cap failed */
         } batch[CONF_MAX_CGROUPS];
         unsigned n_batch;
 

@@ -57,19 +57,54 @@ static void record_flip(struct policy_state *s, uint64_t now) {
         s->flipped = true;
 }
 
-static void update_fill_rate(struct policy_state *s, const struct policy_sample *in) {
-        if (s->have_prev && in->now > s->prev_now) {
-                double dt = (double) (in->now - s->prev_now) / USEC_PER_SEC;
-                double rate = (in->pool - s->prev_pool) / dt;
+static void rate_update(struct policy_rate *r, uint64_t now, double level) {
+        if (r->have_prev && now > r->prev_now) {
+                double dt = (double) (now - r->prev_now) / USEC_PER_SEC;
+                double rate = (level - r->prev) / dt;
 
                 /* Smooth over about two samples: quick enough to see a hog
                  * start, calm enough not to chase one noisy reading. */
-                s->fill_rate = s->have_rate ? 0.5 * s->fill_rate + 0.5 * rate : rate;
-                s->have_rate = true;
+                r->rate = r->have_rate ? 0.5 * r->rate + 0.5 * rate : rate;
+                r->have_rate = true;
         }
-        s->have_prev = true;
-        s->prev_now = in->now;
-        s->prev_pool = in->pool;
+        r->have_prev = true;
+        r->prev_now = now;
+        r->prev = level;
+}
+
+/* Seconds until the level reaches 100 %; < 0 = not rising, or already there
+ * (when a prediction has nothing left to say). */
+static double rate_time_to_limit(const struct policy_rate *r) {
+        return r->have_rate && r->rate > 0 && r->prev < 100 ? (100 - r->prev) / r->rate : -1;
+}
+
+/* What the fill prediction acts on. The batch cgroups are capped whenever
+ * the prediction can matter (the pool above WatchPercent, or not idle), and
+ * capped they can add no more than up to their caps: count them as full and
+ * follow the rest, which is what can still take the pool to its limit
+ * (measured: without this, a capped pool levelling off at 87% of its limit
+ * was predicted full and the shrinker turned on for nothing). When the caps
+ * and the rest reach the limit anyway, the caps do not keep the pool off it:
+ * follow the pool. */
+static double prediction_level(struct policy_state *s, const struct policy_sample *in) {
+        double level = in->pool;
+        bool capped = false;
+
+        if (in->batch_cap > 0) {
+                double batch = in->batch > 0 ? in->batch : 0;
+                double projected = in->pool - batch + (batch > in->batch_cap ? batch : in->batch_cap);
+
+                if (projected < 100) {
+                        level = projected;
+                        capped = true;
+                }
+        }
+        /* A different quantity from now on: no rate across the switch. */
+        if (capped != s->track_capped || (capped && in->batch_cap != s->track_cap))
+                s->level_rate = (struct policy_rate) { 0 };
+        s->track_capped = capped;
+        s->track_cap = in->batch_cap;
+        return level;
 }
 
 /* Which mode the sample asks for, and whether for the pool's safety.
@@ -116,15 +151,17 @@ static policy_mode wanted_mode(const struct policy_params *p, const struct polic
         return s->mode; /* in between: keep what we have (hysteresis) */
 }
 
-static void describe(const struct policy_params *p, const struct policy_sample *in,
+static void describe(const struct policy_params *p, const struct policy_state *s, const struct policy_sample *in,
                      const struct policy_decision *d, char *buf, size_t size) {
         switch (d->reason) {
         case REASON_POOL_HIGH:
                 snprintf(buf, size, "pool at %.0f%% of limit (high %g%%)", in->pool, p->pool_high);
                 break;
         case REASON_POOL_RISING:
-                snprintf(buf, size, "pool at %.0f%% of limit and rising %.1f%%/s, full in %.1f s (lead %g s)",
-                         in->pool, d->fill_rate, d->time_to_limit, (double) p->lead_usec / USEC_PER_SEC);
+                snprintf(buf, size, "pool at %.0f%% of limit%s and rising %.1f%%/s, full in %.1f s (lead %g s)",
+                         s->track_capped ? s->level_rate.prev : in->pool,
+                         s->track_capped ? " with batch cgroups at their caps" : "", d->fill_rate,
+                         d->time_to_limit, (double) p->lead_usec / USEC_PER_SEC);
                 break;
         case REASON_PRESSURE:
                 snprintf(buf, size, "pressure %.1f%% >= %g%%, pool %.0f%% of limit", in->pressure,
@@ -143,18 +180,23 @@ static void describe(const struct policy_params *p, const struct policy_sample *
 
 static uint64_t next_sample(const struct policy_params *p, const struct policy_state *s,
                             const struct policy_sample *in, struct policy_decision *d) {
-        /* could the pool reach its limit before an idle check would notice? */
-        bool filling = d->time_to_limit >= 0 && d->time_to_limit * USEC_PER_SEC <= (double) p->idle_check_usec;
+        /* Could the pool reach its limit before an idle check would notice?
+         * The pool itself, uncapped batch cgroups included: it is what
+         * crosses WatchPercent, where they get capped. */
+        double pool_ttl = rate_time_to_limit(&s->pool_rate);
+        bool filling = pool_ttl >= 0 && pool_ttl * USEC_PER_SEC <= (double) p->idle_check_usec;
         bool active = !in->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
-                      filling || s->mode != MODE_IDLE || d->held != HELD_NONE;
+                      filling || s->mode != MODE_IDLE || d->held != HELD_NONE || d->cap_batch;
         uint64_t iv = p->sample_usec;
 
         d->idle = !active;
         if (!active)
                 return p->idle_check_usec;
-        /* Look again well before the predicted time to the limit. */
-        if (d->time_to_limit >= 0) {
-                double quarter = d->time_to_limit * USEC_PER_SEC / 4;
+        /* Look again well before the predicted time to the limit, either of them. */
+        double ttl = d->time_to_limit >= 0 && (pool_ttl < 0 || d->time_to_limit < pool_ttl) ? d->time_to_limit
+                                                                                               : pool_ttl;
+        if (ttl >= 0) {
+                double quarter = ttl * USEC_PER_SEC / 4;
                 if (quarter < (double) iv)
                         iv = quarter < (double) p->min_sample_usec ? p->min_sample_usec : (uint64_t) quarter;
         }
@@ -166,15 +208,14 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
         policy_reason reason;
         policy_mode want;
         bool safety;
-        double last_pool = s->have_prev ? s->prev_pool : in->pool;
+        double last_pool = s->pool_rate.have_prev ? s->pool_rate.prev : in->pool;
 
-        *d = (struct policy_decision) { .set = KNOB_UNSET, .time_to_limit = -1 };
+        *d = (struct policy_decision) { .set = KNOB_UNSET };
 
-        update_fill_rate(s, in);
-        d->fill_rate = s->have_rate ? s->fill_rate : 0;
-        /* At the limit already, a prediction has nothing left to say. */
-        if (in->pool < 100 && d->fill_rate > 0)
-                d->time_to_limit = (100 - in->pool) / d->fill_rate;
+        rate_update(&s->pool_rate, in->now, in->pool);
+        rate_update(&s->level_rate, in->now, prediction_level(s, in));
+        d->fill_rate = s->level_rate.have_rate ? s->level_rate.rate : 0;
+        d->time_to_limit = rate_time_to_limit(&s->level_rate);
 
         if (in->pressure_valid) {
                 if (in->pressure < p->pressure_low) {
@@ -187,7 +228,7 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
 
         want = wanted_mode(p, s, in, d->time_to_limit, last_pool, &reason, &safety);
         d->reason = reason;
-        describe(p, in, d, d->text, sizeof(d->text));
+        describe(p, s, in, d, d->text, sizeof(d->text));
 
         if (want != s->mode) {
                 knob_value k = mode_knob(s, want);
@@ -220,10 +261,15 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
         d->held_changed = d->held != s->held;
         s->held = d->held;
         d->mode = s->mode;
-        /* Whenever something is going on, the batch cgroups may not fill the
-         * pool: measured, a cap kept the pool off its limit and gave the
-         * probe the best tail latency (docs/benchmarks.md). */
-        d->cap_batch = s->mode != MODE_IDLE;
+        /* Whenever something is going on, or the pool is filling, the batch
+         * cgroups may not fill it: measured, a cap kept the pool off its
+         * limit and gave the probe the best tail latency (docs/benchmarks.md).
+         * Lifted only after HoldSec without either, so that a pool hovering
+         * at WatchPercent does not rewrite the caps every sample. */
+        if (p->batch && (s->mode != MODE_IDLE || in->pool >= p->pool_watch))
+                s->cap_until = in->now + p->hold_usec;
+        d->cap_batch = in->now < s->cap_until;
+        d->cap_for_pool = d->cap_batch && s->mode == MODE_IDLE;
         d->next_usec = next_sample(p, s, in, d);
 }
 

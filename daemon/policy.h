@@ -32,6 +32,7 @@ struct policy_params {
         uint64_t sample_usec, min_sample_usec, lead_usec, idle_check_usec;
         uint64_t min_dwell_usec;
         unsigned max_per_minute; /* 0 = no cap */
+        bool batch;              /* there are batch cgroups to cap */
 };
 
 struct policy_sample {
@@ -40,9 +41,21 @@ struct policy_sample {
         double pressure;        /* percent of wall time stalled, max over sources */
         bool stores;            /* zswpout advanced since the last sample */
         double pool;            /* pool size in percent of its limit */
+        /* The batch cgroups ([Batch]): what they use, and what their caps
+         * (memory.zswap.max) allow whenever they are capped, both in percent
+         * of the pool limit; batch_cap 0 = none that can be capped. */
+        double batch, batch_cap;
 };
 
 #define POLICY_FLIP_HISTORY 64
+
+/* A level (percent of the pool limit) and how fast it moves. */
+struct policy_rate {
+        bool have_prev, have_rate;
+        uint64_t prev_now;
+        double prev;
+        double rate;            /* percent of the limit per second, smoothed */
+};
 
 struct policy_state {
         policy_mode mode;
@@ -54,10 +67,11 @@ struct policy_state {
         unsigned n_flips;
         bool calm;              /* pressure below the low mark ... */
         uint64_t calm_since;    /* ... since then */
-        bool have_prev, have_rate;
-        uint64_t prev_now;
-        double prev_pool;
-        double fill_rate;       /* percent of the limit per second, smoothed */
+        struct policy_rate pool_rate;  /* of the pool: to know when to look again */
+        struct policy_rate level_rate; /* of what the prediction follows: to act on */
+        bool track_capped;      /* level_rate follows the capped projection ... */
+        double track_cap;       /* ... for caps that allow this much */
+        uint64_t cap_until;     /* keep the batch cgroups capped until then */
         policy_held held;
 };
 
@@ -67,10 +81,12 @@ struct policy_decision {
         policy_reason reason;
         bool mode_changed;
         bool cap_batch;         /* cap the batch cgroups' zswap use (memory.zswap.max) */
+        bool cap_for_pool;      /* ... because the pool is above WatchPercent (not for a mode) */
         policy_held held;       /* a wanted flip was held back */
         bool held_changed;      /* held differs from the previous sample: log it */
         double fill_rate;       /* percent of limit per second */
-        double time_to_limit;   /* seconds, < 0 = not rising */
+        double time_to_limit;   /* seconds, < 0 = not rising; both with capped batch cgroups
+                                 * counted as full (see prediction_level()) */
         bool idle;              /* nothing happening: next_usec is the idle check */
         uint64_t next_usec;     /* when to sample next (relative); 0 = only on events */
         char text[256];         /* one-line human reason */

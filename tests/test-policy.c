@@ -31,6 +31,16 @@ static struct policy_decision step(const struct policy_params *p, struct policy_
         return d;
 }
 
+static struct policy_decision step_batch(const struct policy_params *p, struct policy_state *s, double t,
+                                         double pool, double batch, double batch_cap) {
+        struct policy_sample in = { .now = S(t), .pressure_valid = true, .pressure = 0, .stores = true,
+                                    .pool = pool, .batch = batch, .batch_cap = batch_cap };
+        struct policy_decision d;
+
+        policy_decide(p, s, &in, &d);
+        return d;
+}
+
 static void idle_stays_idle(void **state) {
         struct policy_params p = params();
         struct policy_state s;
@@ -427,6 +437,136 @@ static void no_knob_never_flips(void **state) {
         assert_int_equal(s.n_flips, 0);
 }
 
+/* The batch cgroup fills the pool: 20 % of the limit is someone else's,
+ * the batch cgroup grows 10 %/s. */
+static void capped_batch_is_no_reason_to_protect(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.batch = true;
+        /* uncapped, the same trace is predicted full and protected against */
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step_batch(&p, &s, 100, 50, 30, 0);
+        d = step_batch(&p, &s, 101, 60, 40, 0);
+        assert_int_equal(d.reason, REASON_POOL_RISING);
+        assert_int_equal(d.set, KNOB_ON);
+
+        /* capped at 60 %: it can add 20 % more, the rest is flat, so the
+         * pool levels off at 80 %: nothing to predict, nothing to flip */
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step_batch(&p, &s, 100, 50, 30, 60);
+        assert_true(d.cap_batch);
+        d = step_batch(&p, &s, 101, 60, 40, 60);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.mode, MODE_IDLE);
+        assert_float_equal(d.fill_rate, 0, 1e-9);
+        assert_true(d.time_to_limit < 0);
+        d = step_batch(&p, &s, 102, 70, 50, 60);
+        assert_int_equal(d.set, KNOB_UNSET);
+
+        /* ... but the rest growing still counts, from the projected 85 %:
+         * +5 %/s, smoothed 2.5 %/s, leaves 15 % = 6 s, within the lead */
+        d = step_batch(&p, &s, 103, 75, 50, 60);
+        assert_float_equal(d.fill_rate, 2.5, 1e-9);
+        assert_float_equal(d.time_to_limit, 6, 1e-9);
+        assert_int_equal(d.reason, REASON_POOL_RISING);
+        assert_non_null(strstr(d.text, "pool at 85% of limit with batch cgroups at their caps and rising 2.5%/s"));
+        assert_int_equal(d.set, KNOB_ON);
+}
+
+static void caps_that_cannot_hold_fall_back_to_the_pool(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        /* two batch cgroups at 60 % each: together they can fill the pool */
+        p.batch = true;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step_batch(&p, &s, 100, 50, 30, 120);
+        d = step_batch(&p, &s, 101, 60, 40, 120);
+        assert_int_equal(d.reason, REASON_POOL_RISING);
+        assert_int_equal(d.set, KNOB_ON);
+}
+
+static void uncapped_batch_filling_is_watched(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        /* below WatchPercent, uncapped, the batch cgroup grows 10 %/s: the
+         * prediction leaves it out, but the pool is looked at again soon,
+         * to cap it as it crosses WatchPercent */
+        p.batch = true;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step_batch(&p, &s, 100, 20, 10, 60);
+        d = step_batch(&p, &s, 101, 30, 20, 60);
+        assert_true(d.time_to_limit < 0);
+        assert_false(d.cap_batch);
+        assert_false(d.idle);
+        assert_true(d.next_usec <= p.sample_usec);
+        /* the same without the batch growing: idle */
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step_batch(&p, &s, 100, 20, 10, 60);
+        d = step_batch(&p, &s, 101, 20, 10, 60);
+        assert_true(d.idle);
+}
+
+static void caps_switching_on_is_not_a_fill_rate(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        /* uncapped at 55 %, then capped at 60 % with the batch at 35 %: the
+         * projection jumps from 55 % to 80 %, which is no growth at all */
+        p.batch = true;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step_batch(&p, &s, 100, 55, 35, 0);
+        d = step_batch(&p, &s, 101, 55, 35, 60);
+        assert_float_equal(d.fill_rate, 0, 1e-9);
+        assert_int_equal(d.set, KNOB_UNSET);
+        d = step_batch(&p, &s, 102, 55, 35, 60);
+        assert_float_equal(d.fill_rate, 0, 1e-9);
+        assert_int_equal(d.mode, MODE_IDLE);
+}
+
+static void batch_capped_above_watch_and_held(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        /* no batch cgroups: the pool alone never asks for caps */
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 0, true, 60);
+        assert_false(d.cap_batch);
+
+        p.batch = true;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 0, true, 40);
+        assert_false(d.cap_batch);
+        assert_true(d.idle);
+        /* above WatchPercent, no pressure anywhere: capped, still idle */
+        d = step(&p, &s, 110, 0, true, 50); /* 1 %/s: no prediction */
+        assert_true(d.cap_batch);
+        assert_true(d.cap_for_pool);
+        assert_int_equal(d.mode, MODE_IDLE);
+        assert_int_equal(d.set, KNOB_UNSET);
+        /* below it again: the cap stays for HoldSec, sampling meanwhile */
+        d = step(&p, &s, 111, 0, false, 45);
+        assert_true(d.cap_batch);
+        assert_false(d.idle);
+        d = step(&p, &s, 139.9, 0, false, 45);
+        assert_true(d.cap_batch);
+        d = step(&p, &s, 140, 0, false, 45);
+        assert_false(d.cap_batch);
+        assert_true(d.idle);
+        /* pressure caps too, for a mode rather than for the pool */
+        d = step(&p, &s, 150, 30, true, 20);
+        assert_int_equal(d.mode, MODE_THROUGHPUT);
+        assert_true(d.cap_batch);
+        assert_false(d.cap_for_pool);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(idle_stays_idle),
@@ -452,6 +592,11 @@ int main(void) {
                 cmocka_unit_test(outside_change_adopted_only_while_idle),
                 cmocka_unit_test(prediction_lets_go_only_well_clear),
                 cmocka_unit_test(collapse_of_the_pool_is_no_reason_to_flip),
+                cmocka_unit_test(capped_batch_is_no_reason_to_protect),
+                cmocka_unit_test(caps_that_cannot_hold_fall_back_to_the_pool),
+                cmocka_unit_test(caps_switching_on_is_not_a_fill_rate),
+                cmocka_unit_test(uncapped_batch_filling_is_watched),
+                cmocka_unit_test(batch_capped_above_watch_and_held),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

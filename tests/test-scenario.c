@@ -432,6 +432,48 @@ static void batch_cgroup_capped_while_busy(void **state) {
         assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
 }
 
+static void batch_use(struct fake *f, double pct) {
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.current", "%llu\n",
+                 (unsigned long long) (pct / 100 * LIMIT_KB * 1024));
+}
+
+/* A batch job fills the pool with no pressure anywhere: capped as the pool
+ * crosses WatchPercent, and since the cap bounds it, no reason to turn the
+ * shrinker on; lifted HoldSec after the pool is back below WatchPercent. */
+static void batch_capped_for_the_pool(void **state) {
+        struct fake *f = *state;
+
+        tu_write(f->root, ZSWAP_PARAMS "/shrinker_enabled", "N\n");
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
+        batch_use(f, 0);
+        assert_int_equal(start(f, "[Pressure]\nHoldSec=5\n[Flips]\nMinDwellSec=0\n"
+                                  "[Batch]\nCgroups=batch.slice\nZswapMaxPercent=60\n"), 0);
+        batch_use(f, 10);
+        at(f, 1, 0, 500, 20);
+        batch_use(f, 30);
+        at(f, 2, 0, 500, 40);
+        assert_string_equal(zswap_max(f), "max");
+        batch_use(f, 45);
+        at(f, 3, 0, 500, 55);
+        assert_string_not_equal(zswap_max(f), "max");
+        assert_logged(f, "(60% of the pool limit): pool at 55% of limit (watch 50%)");
+        batch_use(f, 60);
+        at(f, 4, 0, 500, 70);
+        assert_string_equal(knob(f), "N");
+        assert_int_equal(f->m.policy.mode, MODE_IDLE);
+        /* the batch job is done */
+        batch_use(f, 0);
+        at(f, 5, 0, 0, 10);
+        at(f, 8.9, 0, 0, 10);
+        assert_string_not_equal(zswap_max(f), "max");
+        at(f, 9.5, 0, 0, 10);
+        assert_string_equal(zswap_max(f), "max");
+        assert_logged(f, "Lifted the zswap cap of batch.slice");
+        assert_string_equal(knob(f), "N");
+        assert_int_equal(f->m.policy.n_flips, 0);
+}
+
 static void batch_cap_survives_sigkill(void **state) {
         struct fake *f = *state;
         struct saved sv = { .n_caps = 1 };
@@ -503,6 +545,7 @@ int main(void) {
                 T(reload_applies_or_keeps),
                 T(unreadable_pool_decides_nothing),
                 T(batch_cgroup_capped_while_busy),
+                T(batch_capped_for_the_pool),
                 T(batch_cap_survives_sigkill),
                 T(batch_without_v2_is_said_once),
                 T(batch_dry_run_writes_nothing),
