@@ -292,14 +292,14 @@ static void open_source(struct manager *m, struct psi_src *src, bool startup) {
 
         r = psi_read_total(&m->kernel, src->path, m->conf.type, &src->total);
         if (r < 0) {
-                if (!src->gone)
+                if (!src->gone && !src->wake_only) /* a missing batch cgroup is said by setup_batch() */
                         log_warning("PSI: cannot read %s: %s; %s", src->path, strerror(-r),
                                     startup ? "will look again while sampling" : "ignoring it until it is back");
                 src->gone = true;
                 src->have_total = false;
                 return;
         }
-        if (src->gone && !startup)
+        if (src->gone && !startup && !src->wake_only)
                 log_info("PSI: %s is back", src->path);
         src->gone = false;
         src->have_total = true;
@@ -324,8 +324,8 @@ static void open_source(struct manager *m, struct psi_src *src, bool startup) {
                          src->path, type, (unsigned long long) stall, (unsigned long long) used,
                          m->conf.trigger_window_ms, (unsigned long long) (used / USEC_PER_MSEC));
         else
-                log_info("PSI: %s, trigger \"%s %llu %llu\"", src->path, type, (unsigned long long) stall,
-                         (unsigned long long) used);
+                log_info("PSI: %s, trigger \"%s %llu %llu\"%s", src->path, type, (unsigned long long) stall,
+                         (unsigned long long) used, src->wake_only ? " (batch: to look at the pool, not pressure)" : "");
 }
 
 static void setup_sources(struct manager *m) {
@@ -350,6 +350,16 @@ static void setup_sources(struct manager *m) {
         }
         if (m->n_src == 0)
                 log_notice("PSI: no pressure sources (System=no, Cgroups= empty); deciding on the pool alone");
+        /* A batch job that stalls is reclaiming, which is what fills the
+         * pool: its triggers wake us to look at the pool (and cap it in
+         * time), but its stalls are not the pressure the policy weighs. */
+        for (unsigned i = 0; i < m->conf.batch_cgroups.n; i++) {
+                struct psi_src *s = &m->src[m->n_src++];
+                *s = (struct psi_src) { .fd = -1, .wake_only = true };
+                snprintf(s->spec, sizeof(s->spec), "%s", m->conf.batch_cgroups.item[i]);
+                if (kernel_cgroup_path(&m->kernel, s->spec, "memory.pressure", s->path, sizeof(s->path)) < 0)
+                        m->n_src--; /* setup_batch() says so */
+        }
         for (unsigned i = 0; i < m->n_src; i++)
                 open_source(m, &m->src[i], true);
         apply_params(m);
@@ -540,12 +550,14 @@ static double sample_pressure(struct manager *m, uint64_t dt) {
                         continue; /* no delta yet */
                 }
                 if (psi_read_total(&m->kernel, s->path, m->conf.type, &total) < 0) {
-                        log_warning("PSI: %s is gone; ignoring it until it is back", s->path);
+                        /* batch cgroups come and go with their jobs */
+                        log_fields(s->wake_only ? LOG_INFO : LOG_WARNING, NULL,
+                                 "PSI: %s is gone; ignoring it until it is back", s->path);
                         close_source(s);
                         s->gone = true;
                         continue;
                 }
-                if (s->have_total && dt > 0 && total >= s->total) {
+                if (s->have_total && dt > 0 && total >= s->total && !s->wake_only) {
                         double pct = 100.0 * (double) (total - s->total) / (double) dt;
                         if (pct > max)
                                 max = pct;
@@ -756,8 +768,9 @@ static int on_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata) 
         if (revents & EPOLLERR) {
                 for (unsigned i = 0; i < m->n_src; i++)
                         if (m->src[i].io == s) {
-                                log_warning("PSI: %s is gone (cgroup removed?); ignoring it until it is back",
-                                            m->src[i].path);
+                                log_fields(m->src[i].wake_only ? LOG_INFO : LOG_WARNING, NULL,
+                                         "PSI: %s is gone (cgroup removed?); ignoring it until it is back",
+                                         m->src[i].path);
                                 close_source(&m->src[i]);
                                 m->src[i].gone = true;
                         }

@@ -22,6 +22,7 @@ struct psi_src {
         bool have_total;
         uint64_t total;
         bool gone;              /* missing or removed; retried while sampling */
+        bool wake_only;         /* a batch cgroup: its stalls wake us, but are not pressure */
 };
 
 struct manager {
@@ -59,7 +60,7 @@ struct manager {
         } batch[CONF_MAX_CGROUPS];
         unsigned n_batch;
 
-        struct psi_src src[1 + CONF_MAX_CGROUPS];
+        struct psi_src src[1 + 2 * CONF_MAX_CGROUPS];
         unsigned n_src;
 
         struct policy_params params;
