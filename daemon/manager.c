@@ -77,7 +77,7 @@ static void apply_params(struct manager *m) {
                 .idle_check_usec = c->idle_check_sec * USEC_PER_SEC,
                 .min_dwell_usec = c->min_dwell_sec * USEC_PER_SEC,
                 .max_per_minute = c->max_per_minute,
-                .batch = c->batch_cgroups.n > 0,
+                .batch_max = c->batch_cgroups.n > 0 ? c->batch_zswap_max : 0,
         };
         update_idle_check(m);
         log_set_max_level(m->log_level_override >= 0 ? m->log_level_override : c->log_level);
@@ -381,8 +381,8 @@ static void setup_batch(struct manager *m) {
                 }
                 m->n_batch++;
                 if (kernel_exists(&m->kernel, b->path))
-                        log_info("Batch: %s, zswap capped at %g%% of the pool limit while not idle or the "
-                                 "pool is above %g%%", b->path, m->conf.batch_zswap_max, m->conf.pool_watch);
+                        log_info("Batch: %s, zswap capped at most at %g%% of the pool limit, less when the "
+                                 "rest of the pool leaves less room", b->path, m->conf.batch_zswap_max);
                 else {
                         log_notice("Batch: %s does not exist (no cgroup v2 memory controller, or the cgroup is not "
                                    "there yet); it is capped once it exists", b->path);
@@ -391,10 +391,10 @@ static void setup_batch(struct manager *m) {
         }
 }
 
-static void log_cap(struct manager *m, const struct batch_cg *b, const char *value, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
+static void log_cap(struct manager *m, int prio, const struct batch_cg *b, const char *value, const char *fmt, ...)
+        __attribute__((format(printf, 5, 6)));
 
-static void log_cap(struct manager *m, const struct batch_cg *b, const char *value, const char *fmt, ...) {
+static void log_cap(struct manager *m, int prio, const struct batch_cg *b, const char *value, const char *fmt, ...) {
         char msg[768], f_cg[600], f_max[64], f_dry[16];
         const char *fields[] = { f_cg, f_max, f_dry, NULL };
         va_list ap;
@@ -405,7 +405,7 @@ static void log_cap(struct manager *m, const struct batch_cg *b, const char *val
         snprintf(f_cg, sizeof(f_cg), "CGROUP=%s", b->spec);
         snprintf(f_max, sizeof(f_max), "ZSWAP_MAX=%s", value);
         snprintf(f_dry, sizeof(f_dry), "DRY_RUN=%d", dry_run(m));
-        log_fields(LOG_NOTICE, fields, "%s%s", dry_run(m) ? "Would have: " : "", msg);
+        log_fields(prio, fields, "%s%s", dry_run(m) ? "Would have: " : "", msg);
 }
 
 static int uncap(struct manager *m, struct batch_cg *b) {
@@ -416,7 +416,7 @@ static int uncap(struct manager *m, struct batch_cg *b) {
                 return 0;
         b->capped = false;
         if (dry_run(m)) {
-                log_cap(m, b, "original", "Lifted the zswap cap of %s", b->spec);
+                log_cap(m, LOG_NOTICE, b, "original", "Lifted the zswap cap of %s", b->spec);
                 return 0;
         }
         if (!orig)
@@ -426,7 +426,7 @@ static int uncap(struct manager *m, struct batch_cg *b) {
                 log_error("Cannot restore %s to %s: %s", b->path, orig, strerror(-r));
                 return r; /* stays in the save file for --restore */
         }
-        log_cap(m, b, orig, "Lifted the zswap cap of %s (memory.zswap.max back to %s)", b->spec, orig);
+        log_cap(m, LOG_NOTICE, b, orig, "Lifted the zswap cap of %s (memory.zswap.max back to %s)", b->spec, orig);
         forget_cap(m, b->path);
         return 0;
 }
@@ -442,7 +442,7 @@ static int uncap_all(struct manager *m) {
         return ret;
 }
 
-static void cap(struct manager *m, struct batch_cg *b, uint64_t bytes, const char *why) {
+static void cap(struct manager *m, struct batch_cg *b, uint64_t bytes, double pct, const char *why) {
         char orig[32], val[32], human[32];
         ssize_t n;
         int r;
@@ -479,29 +479,24 @@ static void cap(struct manager *m, struct batch_cg *b, uint64_t bytes, const cha
                 b->failed = false;
         }
         if (!b->capped)
-                log_cap(m, b, val, "Capped the zswap use of %s at %s (%g%% of the pool limit): %s", b->spec, human,
-                        m->conf.batch_zswap_max, why);
-        else
-                log_cap(m, b, val, "Moved the zswap cap of %s to %s (the pool limit changed)", b->spec, human);
+                log_cap(m, LOG_NOTICE, b, val, "Capped the zswap use of %s at %s (%.0f%% of the pool limit): %s",
+                        b->spec, human, pct, why);
+        else /* expected, as the rest of the pool grows and shrinks */
+                log_cap(m, LOG_INFO, b, val, "Moved the zswap cap of %s to %s (%.0f%% of the pool limit): %s",
+                        b->spec, human, pct, why);
         b->capped = true;
         b->cap = bytes;
 }
 
-static void apply_batch(struct manager *m, const struct policy_decision *d, const struct pool_sample *p,
-                        double pool) {
+static void apply_batch(struct manager *m, const struct policy_decision *d, const struct pool_sample *p) {
         /* whole pages, as the kernel counts them */
-        uint64_t bytes = (uint64_t) ((double) p->limit_bytes * m->conf.batch_zswap_max / 100) / 4096 * 4096;
-        char why[256];
+        uint64_t bytes = (uint64_t) ((double) p->limit_bytes * d->batch_cap / 100) / 4096 * 4096;
 
-        if (d->cap_for_pool)
-                snprintf(why, sizeof(why), "pool at %.0f%% of limit (watch %g%%)", pool, m->conf.pool_watch);
-        else
-                snprintf(why, sizeof(why), "%s", d->text[0] ? d->text : policy_mode_to_human(d->mode));
         for (unsigned i = 0; i < m->n_batch; i++) {
                 struct batch_cg *b = &m->batch[i];
-                if (d->cap_batch && bytes > 0)
-                        cap(m, b, bytes, why);
-                else if (!d->cap_batch)
+                if (d->batch_cap >= 0)
+                        cap(m, b, bytes, d->batch_cap, d->cap_text);
+                else
                         uncap(m, b);
         }
 }
@@ -568,12 +563,10 @@ static double sample_pressure(struct manager *m, uint64_t dt) {
         return max > 100 ? 100 : max;
 }
 
-/* What the batch cgroups use, and what their caps allow whenever they are
- * capped, for the fill prediction: only those that can be capped (there,
- * and the last write of their cap did not fail). */
+/* How many batch cgroups can be capped (they are there, and the last write
+ * of their cap did not fail), and what they use. */
 static void sample_batch(struct manager *m, const struct pool_sample *pool, struct policy_sample *in) {
-        uint64_t cap = (uint64_t) ((double) pool->limit_bytes * m->conf.batch_zswap_max / 100);
-        uint64_t used = 0, allowed = 0;
+        uint64_t used = 0;
         char buf[32];
 
         if (pool->limit_bytes == 0)
@@ -586,10 +579,9 @@ static void sample_batch(struct manager *m, const struct pool_sample *pool, stru
                     parse_u64(strstrip(buf), &cur) < 0)
                         continue;
                 used += cur;
-                allowed += cap;
+                in->n_batch++;
         }
         in->batch = 100.0 * (double) used / (double) pool->limit_bytes;
-        in->batch_cap = 100.0 * (double) allowed / (double) pool->limit_bytes;
 }
 
 /* Someone else changed the knob: follow them rather than fight. */
@@ -650,12 +642,12 @@ void manager_tick(struct manager *m, uint64_t now) {
         m->last_sample = now;
         m->have_sample = true;
 
-        log_debug("sample: pressure %.1f%%%s, pool %.1f%% of limit (%llu of %llu kB, capped batch %.1f%% of "
-                  "%.1f%%), fill %.2f%%/s, "
+        log_debug("sample: pressure %.1f%%%s, pool %.1f%% of limit (%llu of %llu kB, batch %.1f%%, cap %.1f%%), "
+                  "fill %.2f%%/s, "
                   "zswpout %llu zswpwb %llu pswpout %llu, mode %s, next in %llu ms",
                   in.pressure, in.pressure_valid ? "" : " (no baseline)", in.pool,
                   (unsigned long long) (pool.pool_bytes / 1024), (unsigned long long) (pool.limit_bytes / 1024),
-                  in.batch, in.batch_cap, d.fill_rate, (unsigned long long) pool.vm.zswpout, (unsigned long long) pool.vm.zswpwb,
+                  in.batch, d.batch_cap, d.fill_rate, (unsigned long long) pool.vm.zswpout, (unsigned long long) pool.vm.zswpwb,
                   (unsigned long long) pool.vm.pswpout, policy_mode_to_string(d.mode),
                   (unsigned long long) (d.next_usec / USEC_PER_MSEC));
 
@@ -666,7 +658,7 @@ void manager_tick(struct manager *m, uint64_t now) {
                          m->knob ? " (shrinker already " : "", m->knob ? onoff(m->policy.knob) : "",
                          m->knob ? ")" : "");
         }
-        apply_batch(m, &d, &pool, in.pool);
+        apply_batch(m, &d, &pool);
         if (d.held_changed && d.held != HELD_NONE)
                 log_notice("Holding back a flip to %s (%s): %s", policy_mode_to_human(
                                    d.reason == REASON_PRESSURE ? MODE_THROUGHPUT : MODE_IDLE),

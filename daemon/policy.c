@@ -12,6 +12,7 @@ void policy_init(struct policy_state *s, knob_value current, knob_value baseline
                 .mode = MODE_IDLE,
                 .knob = current,
                 .baseline = baseline,
+                .batch_cap = -1,
         };
 }
 
@@ -72,39 +73,67 @@ static void rate_update(struct policy_rate *r, uint64_t now, double level) {
         r->prev = level;
 }
 
-/* Seconds until the level reaches 100 %; < 0 = not rising, or already there
- * (when a prediction has nothing left to say). */
-static double rate_time_to_limit(const struct policy_rate *r) {
-        return r->have_rate && r->rate > 0 && r->prev < 100 ? (100 - r->prev) / r->rate : -1;
+/* Seconds until level reaches 100 % at rate; < 0 = not rising, or there
+ * already (when a prediction has nothing left to say). */
+static double time_to_limit(double level, const struct policy_rate *r) {
+        return r->have_rate && r->rate > 0 && level < 100 ? (100 - level) / r->rate : -1;
 }
 
-/* What the fill prediction acts on. The batch cgroups are capped whenever
- * the prediction can matter (the pool above WatchPercent, or not idle), and
- * capped they can add no more than up to their caps: count them as full and
- * follow the rest, which is what can still take the pool to its limit
- * (measured: without this, a capped pool levelling off at 87% of its limit
- * was predicted full and the shrinker turned on for nothing). When the caps
- * and the rest reach the limit anyway, the caps do not keep the pool off it:
- * follow the pool. */
-static double prediction_level(struct policy_state *s, const struct policy_sample *in) {
+/* The fill prediction. The batch cgroups are capped, and can add no more
+ * than up to their caps: count them as full and follow the rest, which is
+ * what can still take the pool to its limit (measured: without this, a
+ * capped pool levelling off at 87% of its limit was predicted full and the
+ * shrinker turned on for nothing). */
+static void predict(const struct policy_state *s, const struct policy_sample *in, struct policy_decision *d) {
+        const struct policy_rate *r = &s->pool_rate;
         double level = in->pool;
-        bool capped = false;
 
-        if (in->batch_cap > 0) {
+        if (in->n_batch > 0 && s->batch_cap >= 0) {
                 double batch = in->batch > 0 ? in->batch : 0;
-                double projected = in->pool - batch + (batch > in->batch_cap ? batch : in->batch_cap);
+                double caps = s->batch_cap * in->n_batch;
 
-                if (projected < 100) {
-                        level = projected;
-                        capped = true;
-                }
+                level = in->pool - batch + (batch > caps ? batch : caps);
+                r = &s->others_rate;
         }
-        /* A different quantity from now on: no rate across the switch. */
-        if (capped != s->track_capped || (capped && in->batch_cap != s->track_cap))
-                s->level_rate = (struct policy_rate) { 0 };
-        s->track_capped = capped;
-        s->track_cap = in->batch_cap;
-        return level;
+        d->level = level;
+        d->fill_rate = r->have_rate ? r->rate : 0;
+        d->time_to_limit = time_to_limit(level, r);
+}
+
+/* Each batch cgroup's cap: the room the rest of the pool leaves below a
+ * target, shared out, and at most ZswapMaxPercent. The target is half way
+ * between LowPercent and HighPercent while idle, so that batch work alone
+ * does not take the pool to where the shrinker turns on, and LowPercent
+ * while anything is going on, so that the latency-sensitive work has the
+ * room. The rest of the pool moves a little all the time: the cap follows
+ * in steps, not every sample. */
+#define BATCH_CAP_STEP 2.0 /* percent of the pool limit */
+
+static double batch_cap(const struct policy_params *p, const struct policy_state *s,
+                        const struct policy_sample *in, char *text, size_t size) {
+        double target = s->mode == MODE_IDLE ? (p->pool_low + p->pool_high) / 2 : p->pool_low;
+        double others = in->pool - (in->batch > 0 ? in->batch : 0);
+        double cap;
+
+        if (p->batch_max <= 0)
+                return -1;
+        if (in->n_batch == 0)
+                return s->batch_cap; /* none there now: keep what we had */
+        if (others < 0)
+                others = 0;
+        cap = (target - others) / in->n_batch;
+        if (cap >= p->batch_max) {
+                snprintf(text, size, "ZswapMaxPercent");
+                return p->batch_max;
+        }
+        if (cap < 0)
+                cap = 0;
+        snprintf(text, size, "what the rest of the pool (%.0f%%) leaves below %g%%%s", others, target,
+                 in->n_batch > 1 ? ", shared" : "");
+        if (s->batch_cap >= 0 && cap != 0 && cap > s->batch_cap - BATCH_CAP_STEP &&
+            cap < s->batch_cap + BATCH_CAP_STEP)
+                return s->batch_cap;
+        return cap;
 }
 
 /* Which mode the sample asks for, and whether for the pool's safety.
@@ -159,9 +188,8 @@ static void describe(const struct policy_params *p, const struct policy_state *s
                 break;
         case REASON_POOL_RISING:
                 snprintf(buf, size, "pool at %.0f%% of limit%s and rising %.1f%%/s, full in %.1f s (lead %g s)",
-                         s->track_capped ? s->level_rate.prev : in->pool,
-                         s->track_capped ? " with batch cgroups at their caps" : "", d->fill_rate,
-                         d->time_to_limit, (double) p->lead_usec / USEC_PER_SEC);
+                         d->level, d->level != in->pool ? " with batch cgroups at their caps" : "",
+                         d->fill_rate, d->time_to_limit, (double) p->lead_usec / USEC_PER_SEC);
                 break;
         case REASON_PRESSURE:
                 snprintf(buf, size, "pressure %.1f%% >= %g%%, pool %.0f%% of limit", in->pressure,
@@ -183,10 +211,10 @@ static uint64_t next_sample(const struct policy_params *p, const struct policy_s
         /* Could the pool reach its limit before an idle check would notice?
          * The pool itself, uncapped batch cgroups included: it is what
          * crosses WatchPercent, where they get capped. */
-        double pool_ttl = rate_time_to_limit(&s->pool_rate);
+        double pool_ttl = time_to_limit(in->pool, &s->pool_rate);
         bool filling = pool_ttl >= 0 && pool_ttl * USEC_PER_SEC <= (double) p->idle_check_usec;
         bool active = !in->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
-                      filling || s->mode != MODE_IDLE || d->held != HELD_NONE || d->cap_batch;
+                      filling || s->mode != MODE_IDLE || d->held != HELD_NONE;
         uint64_t iv = p->sample_usec;
 
         d->idle = !active;
@@ -213,9 +241,8 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
         *d = (struct policy_decision) { .set = KNOB_UNSET };
 
         rate_update(&s->pool_rate, in->now, in->pool);
-        rate_update(&s->level_rate, in->now, prediction_level(s, in));
-        d->fill_rate = s->level_rate.have_rate ? s->level_rate.rate : 0;
-        d->time_to_limit = rate_time_to_limit(&s->level_rate);
+        rate_update(&s->others_rate, in->now, in->pool - (in->batch > 0 ? in->batch : 0));
+        predict(s, in, d); /* with the caps in force */
 
         if (in->pressure_valid) {
                 if (in->pressure < p->pressure_low) {
@@ -258,18 +285,12 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                 record_flip(s, in->now);
         }
 
+        /* the caps for the mode we are in now */
+        s->batch_cap = batch_cap(p, s, in, d->cap_text, sizeof(d->cap_text));
+        d->batch_cap = s->batch_cap;
         d->held_changed = d->held != s->held;
         s->held = d->held;
         d->mode = s->mode;
-        /* Whenever something is going on, or the pool is filling, the batch
-         * cgroups may not fill it: measured, a cap kept the pool off its
-         * limit and gave the probe the best tail latency (docs/benchmarks.md).
-         * Lifted only after HoldSec without either, so that a pool hovering
-         * at WatchPercent does not rewrite the caps every sample. */
-        if (p->batch && (s->mode != MODE_IDLE || in->pool >= p->pool_watch))
-                s->cap_until = in->now + p->hold_usec;
-        d->cap_batch = in->now < s->cap_until;
-        d->cap_for_pool = d->cap_batch && s->mode == MODE_IDLE;
         d->next_usec = next_sample(p, s, in, d);
 }
 

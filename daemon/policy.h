@@ -32,7 +32,7 @@ struct policy_params {
         uint64_t sample_usec, min_sample_usec, lead_usec, idle_check_usec;
         uint64_t min_dwell_usec;
         unsigned max_per_minute; /* 0 = no cap */
-        bool batch;              /* there are batch cgroups to cap */
+        double batch_max;        /* [Batch] ZswapMaxPercent; 0 = no batch cgroups */
 };
 
 struct policy_sample {
@@ -41,10 +41,10 @@ struct policy_sample {
         double pressure;        /* percent of wall time stalled, max over sources */
         bool stores;            /* zswpout advanced since the last sample */
         double pool;            /* pool size in percent of its limit */
-        /* The batch cgroups ([Batch]): what they use, and what their caps
-         * (memory.zswap.max) allow whenever they are capped, both in percent
-         * of the pool limit; batch_cap 0 = none that can be capped. */
-        double batch, batch_cap;
+        /* The batch cgroups ([Batch]) that can be capped, and what they use
+         * in all, in percent of the pool limit. */
+        unsigned n_batch;
+        double batch;
 };
 
 #define POLICY_FLIP_HISTORY 64
@@ -67,11 +67,9 @@ struct policy_state {
         unsigned n_flips;
         bool calm;              /* pressure below the low mark ... */
         uint64_t calm_since;    /* ... since then */
-        struct policy_rate pool_rate;  /* of the pool: to know when to look again */
-        struct policy_rate level_rate; /* of what the prediction follows: to act on */
-        bool track_capped;      /* level_rate follows the capped projection ... */
-        double track_cap;       /* ... for caps that allow this much */
-        uint64_t cap_until;     /* keep the batch cgroups capped until then */
+        struct policy_rate pool_rate;   /* of the whole pool */
+        struct policy_rate others_rate; /* of the pool without the batch cgroups */
+        double batch_cap;       /* the cap of each batch cgroup, percent of the limit; < 0 = none yet */
         policy_held held;
 };
 
@@ -80,16 +78,18 @@ struct policy_decision {
         policy_mode mode;       /* mode after this sample */
         policy_reason reason;
         bool mode_changed;
-        bool cap_batch;         /* cap the batch cgroups' zswap use (memory.zswap.max) */
-        bool cap_for_pool;      /* ... because the pool is above WatchPercent (not for a mode) */
+        double batch_cap;       /* cap each batch cgroup's zswap use (memory.zswap.max) at this,
+                                 * percent of the pool limit; < 0 = no batch cgroups */
         policy_held held;       /* a wanted flip was held back */
         bool held_changed;      /* held differs from the previous sample: log it */
+        double level;           /* the pool, batch cgroups counted at their caps */
         double fill_rate;       /* percent of limit per second */
-        double time_to_limit;   /* seconds, < 0 = not rising; both with capped batch cgroups
-                                 * counted as full (see prediction_level()) */
+        double time_to_limit;   /* seconds, < 0 = not rising; both with the batch cgroups
+                                 * counted at their caps (see predict()) */
         bool idle;              /* nothing happening: next_usec is the idle check */
         uint64_t next_usec;     /* when to sample next (relative); 0 = only on events */
         char text[256];         /* one-line human reason */
+        char cap_text[128];     /* ... and one for batch_cap */
 };
 
 void policy_init(struct policy_state *s, knob_value current, knob_value baseline);

@@ -32,9 +32,9 @@ static struct policy_decision step(const struct policy_params *p, struct policy_
 }
 
 static struct policy_decision step_batch(const struct policy_params *p, struct policy_state *s, double t,
-                                         double pool, double batch, double batch_cap) {
+                                         double pool, double batch, unsigned n_batch) {
         struct policy_sample in = { .now = S(t), .pressure_valid = true, .pressure = 0, .stores = true,
-                                    .pool = pool, .batch = batch, .batch_cap = batch_cap };
+                                    .pool = pool, .batch = batch, .n_batch = n_batch };
         struct policy_decision d;
 
         policy_decide(p, s, &in, &d);
@@ -444,127 +444,118 @@ static void capped_batch_is_no_reason_to_protect(void **state) {
         struct policy_state s;
         struct policy_decision d;
 
-        p.batch = true;
-        /* uncapped, the same trace is predicted full and protected against */
+        /* not a batch cgroup: the same trace is predicted full and protected against */
         policy_init(&s, KNOB_OFF, KNOB_OFF);
         step_batch(&p, &s, 100, 50, 30, 0);
         d = step_batch(&p, &s, 101, 60, 40, 0);
+        assert_true(d.batch_cap < 0);
         assert_int_equal(d.reason, REASON_POOL_RISING);
         assert_int_equal(d.set, KNOB_ON);
 
-        /* capped at 60 %: it can add 20 % more, the rest is flat, so the
-         * pool levels off at 80 %: nothing to predict, nothing to flip */
+        /* a batch cgroup, capped at what the rest leaves below 77.5 %
+         * (half way between LowPercent and HighPercent): it can add 57.5 %
+         * at most, the rest is flat, so the pool levels off at 77.5 % */
+        p.batch_max = 60;
         policy_init(&s, KNOB_OFF, KNOB_OFF);
-        d = step_batch(&p, &s, 100, 50, 30, 60);
-        assert_true(d.cap_batch);
-        d = step_batch(&p, &s, 101, 60, 40, 60);
+        d = step_batch(&p, &s, 100, 50, 30, 1);
+        assert_float_equal(d.batch_cap, 57.5, 1e-9);
+        d = step_batch(&p, &s, 101, 60, 40, 1);
         assert_int_equal(d.set, KNOB_UNSET);
         assert_int_equal(d.mode, MODE_IDLE);
+        assert_float_equal(d.level, 77.5, 1e-9);
         assert_float_equal(d.fill_rate, 0, 1e-9);
         assert_true(d.time_to_limit < 0);
-        d = step_batch(&p, &s, 102, 70, 50, 60);
+        d = step_batch(&p, &s, 102, 70, 50, 1);
         assert_int_equal(d.set, KNOB_UNSET);
 
-        /* ... but the rest growing still counts, from the projected 85 %:
-         * +5 %/s, smoothed 2.5 %/s, leaves 15 % = 6 s, within the lead */
-        d = step_batch(&p, &s, 103, 75, 50, 60);
+        /* ... but the rest growing still counts: +5 %/s, smoothed 2.5 %/s,
+         * with the cap in force 25 + 57.5 = 82.5 %, which leaves 17.5 % =
+         * 7 s, within the lead; protecting, the cap shrinks to what the
+         * rest leaves below LowPercent */
+        d = step_batch(&p, &s, 103, 75, 50, 1);
         assert_float_equal(d.fill_rate, 2.5, 1e-9);
-        assert_float_equal(d.time_to_limit, 6, 1e-9);
+        assert_float_equal(d.level, 82.5, 1e-9);
+        assert_float_equal(d.time_to_limit, 7, 1e-9);
         assert_int_equal(d.reason, REASON_POOL_RISING);
-        assert_non_null(strstr(d.text, "pool at 85% of limit with batch cgroups at their caps and rising 2.5%/s"));
+        assert_non_null(strstr(d.text, "pool at 82% of limit with batch cgroups at their caps and rising 2.5%/s"));
         assert_int_equal(d.set, KNOB_ON);
+        assert_float_equal(d.batch_cap, 45, 1e-9);
 }
 
-static void caps_that_cannot_hold_fall_back_to_the_pool(void **state) {
+/* A batch cgroup that stored more before it was capped can only shrink:
+ * the prediction counts what it has, and follows the rest. */
+static void batch_over_its_cap_counts_as_it_is(void **state) {
         struct policy_params p = params();
         struct policy_state s;
         struct policy_decision d;
 
-        /* two batch cgroups at 60 % each: together they can fill the pool */
-        p.batch = true;
+        p.batch_max = 60;
         policy_init(&s, KNOB_OFF, KNOB_OFF);
-        step_batch(&p, &s, 100, 50, 30, 120);
-        d = step_batch(&p, &s, 101, 60, 40, 120);
-        assert_int_equal(d.reason, REASON_POOL_RISING);
-        assert_int_equal(d.set, KNOB_ON);
+        d = step_batch(&p, &s, 100, 90, 80, 1);
+        assert_float_equal(d.batch_cap, 60, 1e-9);
+        assert_float_equal(d.level, 90, 1e-9);
+        assert_int_equal(d.reason, REASON_POOL_HIGH);
 }
 
-static void uncapped_batch_filling_is_watched(void **state) {
+static void batch_cap_follows_the_room(void **state) {
         struct policy_params p = params();
         struct policy_state s;
         struct policy_decision d;
 
-        /* below WatchPercent, uncapped, the batch cgroup grows 10 %/s: the
-         * prediction leaves it out, but the pool is looked at again soon,
-         * to cap it as it crosses WatchPercent */
-        p.batch = true;
+        p.batch_max = 70;
         policy_init(&s, KNOB_OFF, KNOB_OFF);
-        step_batch(&p, &s, 100, 20, 10, 60);
-        d = step_batch(&p, &s, 101, 30, 20, 60);
+        /* the rest of the pool small: ZswapMaxPercent */
+        d = step_batch(&p, &s, 100, 5, 0, 1);
+        assert_float_equal(d.batch_cap, 70, 1e-9);
+        assert_string_equal(d.cap_text, "ZswapMaxPercent");
+        /* the rest at 30 %: what it leaves below 77.5 % */
+        d = step_batch(&p, &s, 200, 30, 0, 1);
+        assert_float_equal(d.batch_cap, 47.5, 1e-9);
+        assert_string_equal(d.cap_text, "what the rest of the pool (30%) leaves below 77.5%");
+        /* small moves of the rest: the cap stays */
+        d = step_batch(&p, &s, 300, 31.5, 0, 1);
+        assert_float_equal(d.batch_cap, 47.5, 1e-9);
+        d = step_batch(&p, &s, 400, 32, 0, 1);
+        assert_float_equal(d.batch_cap, 45.5, 1e-9);
+        /* two batch cgroups share the room */
+        d = step_batch(&p, &s, 500, 37.5, 20, 2);
+        assert_float_equal(d.batch_cap, 30, 1e-9);
+        assert_non_null(strstr(d.cap_text, ", shared"));
+        /* none there at the moment: keep what we had */
+        d = step_batch(&p, &s, 600, 17.5, 0, 0);
+        assert_float_equal(d.batch_cap, 30, 1e-9);
+        /* the rest alone above the target: nothing for batch work */
+        d = step_batch(&p, &s, 700, 80, 0, 1);
+        assert_float_equal(d.batch_cap, 0, 1e-9);
+        /* not idle: the room below LowPercent only */
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 30, true, 20);
+        assert_int_equal(d.mode, MODE_THROUGHPUT);
+        assert_true(d.batch_cap < 0); /* no n_batch in this sample */
+        d = step_batch(&p, &s, 101, 20, 0, 1);
+        assert_float_equal(d.batch_cap, 50, 1e-9);
+        assert_string_equal(d.cap_text, "what the rest of the pool (20%) leaves below 70%");
+}
+
+static void batch_filling_is_watched(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        /* the batch cgroup grows 10 %/s towards its cap: the prediction
+         * leaves that out, but the pool is looked at again soon */
+        p.batch_max = 60;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step_batch(&p, &s, 100, 20, 10, 1);
+        d = step_batch(&p, &s, 101, 30, 20, 1);
         assert_true(d.time_to_limit < 0);
-        assert_false(d.cap_batch);
         assert_false(d.idle);
         assert_true(d.next_usec <= p.sample_usec);
         /* the same without the batch growing: idle */
         policy_init(&s, KNOB_OFF, KNOB_OFF);
-        step_batch(&p, &s, 100, 20, 10, 60);
-        d = step_batch(&p, &s, 101, 20, 10, 60);
+        step_batch(&p, &s, 100, 20, 10, 1);
+        d = step_batch(&p, &s, 101, 20, 10, 1);
         assert_true(d.idle);
-}
-
-static void caps_switching_on_is_not_a_fill_rate(void **state) {
-        struct policy_params p = params();
-        struct policy_state s;
-        struct policy_decision d;
-
-        /* uncapped at 55 %, then capped at 60 % with the batch at 35 %: the
-         * projection jumps from 55 % to 80 %, which is no growth at all */
-        p.batch = true;
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        step_batch(&p, &s, 100, 55, 35, 0);
-        d = step_batch(&p, &s, 101, 55, 35, 60);
-        assert_float_equal(d.fill_rate, 0, 1e-9);
-        assert_int_equal(d.set, KNOB_UNSET);
-        d = step_batch(&p, &s, 102, 55, 35, 60);
-        assert_float_equal(d.fill_rate, 0, 1e-9);
-        assert_int_equal(d.mode, MODE_IDLE);
-}
-
-static void batch_capped_above_watch_and_held(void **state) {
-        struct policy_params p = params();
-        struct policy_state s;
-        struct policy_decision d;
-
-        /* no batch cgroups: the pool alone never asks for caps */
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        d = step(&p, &s, 100, 0, true, 60);
-        assert_false(d.cap_batch);
-
-        p.batch = true;
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        d = step(&p, &s, 100, 0, true, 40);
-        assert_false(d.cap_batch);
-        assert_true(d.idle);
-        /* above WatchPercent, no pressure anywhere: capped, still idle */
-        d = step(&p, &s, 110, 0, true, 50); /* 1 %/s: no prediction */
-        assert_true(d.cap_batch);
-        assert_true(d.cap_for_pool);
-        assert_int_equal(d.mode, MODE_IDLE);
-        assert_int_equal(d.set, KNOB_UNSET);
-        /* below it again: the cap stays for HoldSec, sampling meanwhile */
-        d = step(&p, &s, 111, 0, false, 45);
-        assert_true(d.cap_batch);
-        assert_false(d.idle);
-        d = step(&p, &s, 139.9, 0, false, 45);
-        assert_true(d.cap_batch);
-        d = step(&p, &s, 140, 0, false, 45);
-        assert_false(d.cap_batch);
-        assert_true(d.idle);
-        /* pressure caps too, for a mode rather than for the pool */
-        d = step(&p, &s, 150, 30, true, 20);
-        assert_int_equal(d.mode, MODE_THROUGHPUT);
-        assert_true(d.cap_batch);
-        assert_false(d.cap_for_pool);
 }
 
 int main(void) {
@@ -593,10 +584,9 @@ int main(void) {
                 cmocka_unit_test(prediction_lets_go_only_well_clear),
                 cmocka_unit_test(collapse_of_the_pool_is_no_reason_to_flip),
                 cmocka_unit_test(capped_batch_is_no_reason_to_protect),
-                cmocka_unit_test(caps_that_cannot_hold_fall_back_to_the_pool),
-                cmocka_unit_test(caps_switching_on_is_not_a_fill_rate),
-                cmocka_unit_test(uncapped_batch_filling_is_watched),
-                cmocka_unit_test(batch_capped_above_watch_and_held),
+                cmocka_unit_test(batch_over_its_cap_counts_as_it_is),
+                cmocka_unit_test(batch_cap_follows_the_room),
+                cmocka_unit_test(batch_filling_is_watched),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

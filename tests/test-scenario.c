@@ -381,55 +381,17 @@ static void reload_applies_or_keeps(void **state) {
         assert_float_equal(f->m.params.pool_high, 50, 0);
 }
 
-#define CAP_BYTES ((LIMIT_KB * 1024 * 70 / 100) / 4096 * 4096)
+/* As the daemon computes it: whole pages of pct percent of the limit. */
+static const char *cap_bytes(double limit_kb, double pct) {
+        static char buf[32];
+        snprintf(buf, sizeof(buf), "%llu",
+                 (unsigned long long) ((uint64_t) (limit_kb * 1024 * pct / 100) / 4096 * 4096));
+        return buf;
+}
 
 static const char *zswap_max(struct fake *f) {
         static char buf[32];
         return tu_read(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", buf, sizeof(buf));
-}
-
-static void batch_cgroup_capped_while_busy(void **state) {
-        struct fake *f = *state;
-        char want[32];
-        struct saved sv;
-
-        snprintf(want, sizeof(want), "%llu", (unsigned long long) CAP_BYTES);
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
-        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
-        assert_logged(f, "Batch: /sys/fs/cgroup/batch.slice/memory.zswap.max, zswap capped at 70% of the pool limit");
-        assert_string_equal(zswap_max(f), "max");
-
-        at(f, 1, 30, 500, 12);
-        assert_string_equal(zswap_max(f), want);
-        assert_logged(f, "Capped the zswap use of batch.slice at 136.7 MiB (70% of the pool limit): pressure 30.0%");
-        assert_logged(f, "CGROUP=batch.slice");
-        assert_int_equal(savefile_read(f->state, &sv), 0);
-        assert_int_equal(sv.n_caps, 1);
-        assert_string_equal(sv.caps[0].value, "max");
-
-        /* the admin halves max_pool_percent: the cap follows */
-        tu_write(f->root, ZSWAP_PARAMS "/max_pool_percent", "10\n");
-        at(f, 2, 30, 500, 24);
-        snprintf(want, sizeof(want), "%llu", (unsigned long long) (CAP_BYTES / 2 / 4096 * 4096));
-        assert_string_equal(zswap_max(f), want);
-        assert_logged(f, "Moved the zswap cap of batch.slice to");
-        tu_write(f->root, ZSWAP_PARAMS "/max_pool_percent", "20\n");
-
-        /* calm: lifted, and nothing left in the save file but the knob */
-        at(f, 3, 0, 0, 12);
-        at(f, 8, 0, 0, 12);
-        assert_string_equal(zswap_max(f), "max");
-        assert_logged(f, "Lifted the zswap cap of batch.slice (memory.zswap.max back to max)");
-        assert_int_equal(savefile_read(f->state, &sv), 0);
-        assert_int_equal(sv.n_caps, 0);
-
-        /* busy again, then SIGTERM: restored too */
-        at(f, 9, 30, 500, 12);
-        assert_string_not_equal(zswap_max(f), "max");
-        assert_int_equal(manager_restore(&f->m), 0);
-        assert_string_equal(zswap_max(f), "max");
-        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
 }
 
 static void batch_use(struct fake *f, double pct) {
@@ -445,10 +407,56 @@ static void batch_use(struct fake *f, double pct) {
                  "total=0\n", (unsigned long long) stalled);
 }
 
-/* A batch job fills the pool with no pressure anywhere: capped as the pool
- * crosses WatchPercent, and since the cap bounds it, no reason to turn the
- * shrinker on; lifted HoldSec after the pool is back below WatchPercent. */
-static void batch_capped_for_the_pool(void **state) {
+static void batch_cgroup_capped_from_the_start(void **state) {
+        struct fake *f = *state;
+        struct saved sv;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
+        batch_use(f, 0);
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
+        assert_logged(f, "Batch: /sys/fs/cgroup/batch.slice/memory.zswap.max, zswap capped at most at 70% of the pool "
+                         "limit");
+        /* the rest of the pool is at 10 %: room for 67.5 % below 77.5 % */
+        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 67.5));
+        assert_logged(f, "Capped the zswap use of batch.slice at 131.8 MiB (68% of the pool limit): what the rest "
+                         "of the pool (10%) leaves below 77.5%");
+        assert_logged(f, "CGROUP=batch.slice");
+        assert_int_equal(savefile_read(f->state, &sv), 0);
+        assert_int_equal(sv.n_caps, 1);
+        assert_string_equal(sv.caps[0].value, "max");
+
+        /* pressure: the room below LowPercent only */
+        at(f, 1, 30, 500, 12);
+        assert_int_equal(f->m.policy.mode, MODE_THROUGHPUT);
+        at(f, 2, 30, 500, 12);
+        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 58));
+        assert_logged(f, "Moved the zswap cap of batch.slice to");
+
+        /* the admin halves max_pool_percent: the same pool is twice the
+         * share of the limit, and the cap is a share of the new limit */
+        tu_write(f->root, ZSWAP_PARAMS "/max_pool_percent", "10\n");
+        at(f, 3, 30, 500, 12);
+        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB / 2, 46));
+        tu_write(f->root, ZSWAP_PARAMS "/max_pool_percent", "20\n");
+
+        /* calm: the idle room again, but still capped */
+        at(f, 4, 0, 0, 12);
+        at(f, 10, 0, 0, 12);
+        assert_int_equal(f->m.policy.mode, MODE_IDLE);
+        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 65.5));
+
+        /* SIGTERM: restored, nothing left in the save file */
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(zswap_max(f), "max");
+        assert_logged(f, "Lifted the zswap cap of batch.slice (memory.zswap.max back to max)");
+        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+}
+
+/* A batch job fills the pool with no pressure anywhere: its cap keeps the
+ * pool below the mark where the shrinker would turn on, and since the cap
+ * bounds it, its growth is no reason to predict a full pool either. */
+static void batch_filling_the_pool_is_capped_not_protected(void **state) {
         struct fake *f = *state;
 
         tu_write(f->root, ZSWAP_PARAMS "/shrinker_enabled", "N\n");
@@ -457,30 +465,21 @@ static void batch_capped_for_the_pool(void **state) {
         batch_use(f, 0);
         assert_int_equal(start(f, "[Pressure]\nHoldSec=5\n[Flips]\nMinDwellSec=0\n"
                                   "[Batch]\nCgroups=batch.slice\nZswapMaxPercent=60\n"), 0);
+        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
         batch_use(f, 10);
         at(f, 1, 0, 500, 20);
         batch_use(f, 30);
         at(f, 2, 0, 500, 40);
-        assert_string_equal(zswap_max(f), "max");
         batch_use(f, 45);
         at(f, 3, 0, 500, 55);
-        assert_string_not_equal(zswap_max(f), "max");
-        assert_logged(f, "(60% of the pool limit): pool at 55% of limit (watch 50%)");
         batch_use(f, 60);
         at(f, 4, 0, 500, 70);
+        /* 10 %/s and more, 30 % left: unbounded, that would be protected against */
         assert_string_equal(knob(f), "N");
         assert_int_equal(f->m.policy.mode, MODE_IDLE);
         assert_float_equal(f->m.pressure, 0, 0);
-        /* the batch job is done */
-        batch_use(f, 0);
-        at(f, 5, 0, 0, 10);
-        at(f, 8.9, 0, 0, 10);
-        assert_string_not_equal(zswap_max(f), "max");
-        at(f, 9.5, 0, 0, 10);
-        assert_string_equal(zswap_max(f), "max");
-        assert_logged(f, "Lifted the zswap cap of batch.slice");
-        assert_string_equal(knob(f), "N");
         assert_int_equal(f->m.policy.n_flips, 0);
+        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
 }
 
 static void batch_cap_survives_sigkill(void **state) {
@@ -516,6 +515,7 @@ static void batch_dry_run_writes_nothing(void **state) {
 
         tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
         tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
+        batch_use(f, 0);
         assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n[Daemon]\nDryRun=yes\n"), 0);
         at(f, 1, 30, 500, 12);
         assert_logged(f, "Would have: Capped the zswap use of batch.slice");
@@ -553,8 +553,8 @@ int main(void) {
                 T(cgroup_source_comes_and_goes),
                 T(reload_applies_or_keeps),
                 T(unreadable_pool_decides_nothing),
-                T(batch_cgroup_capped_while_busy),
-                T(batch_capped_for_the_pool),
+                T(batch_cgroup_capped_from_the_start),
+                T(batch_filling_the_pool_is_capped_not_protected),
                 T(batch_cap_survives_sigkill),
                 T(batch_without_v2_is_said_once),
                 T(batch_dry_run_writes_nothing),
