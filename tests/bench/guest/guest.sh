@@ -40,7 +40,7 @@ SWAPSIZE_MB=${SWAPSIZE_MB:-4096}
 # 60, not the 70 of the static cap: the probe keeps about 23 MiB (~26% of the 89 MiB
 # limit) in the pool, so a 70% hog cap left the pool at ~96% of its limit; 60% + ~26%
 # stays under the 95% mark with a few MiB of headroom.
-ZTCAP_PCT=${ZTCAP_PCT:-60}
+ZTCAP_PCT=${ZTCAP_PCT:-70}
 ZTCAP_CONF=${ZTCAP_CONF:-$(printf '[Pressure]\nSystem=no\nCgroups=bench-probe\n[Batch]\nCgroups=bench-hog\nZswapMaxPercent=%s' "$ZTCAP_PCT")}
 # ------------------------------------------------------------------------------------
 
