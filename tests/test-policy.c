@@ -558,6 +558,28 @@ static void batch_filling_is_watched(void **state) {
         assert_true(d.idle);
 }
 
+/* Sampling fast, the pool wobbles by 1 % between samples: no fill rate
+ * worth acting on (smoothed per sample, it read as 5 %/s and "full in 8 s"). */
+static void wobble_at_the_fast_rate_is_no_fill_rate(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d = { 0 };
+
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step(&p, &s, 98, 0, true, 60);
+        step(&p, &s, 99, 0, true, 60); /* steady, sampled once a second */
+        for (int i = 0; i < 20; i++) {
+                d = step(&p, &s, 100 + 0.1 * i, 0, true, i % 2 ? 61 : 60);
+                assert_int_equal(d.mode, MODE_IDLE);
+        }
+        assert_true(d.fill_rate < 1);
+        /* ... while a real rise at that rate still shows within a second */
+        for (int i = 0; i < 10; i++)
+                d = step(&p, &s, 102 + 0.1 * i, 0, true, 61 + i);
+        assert_true(d.fill_rate > 5);
+        assert_int_equal(d.reason, REASON_POOL_RISING);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(idle_stays_idle),
@@ -587,6 +609,7 @@ int main(void) {
                 cmocka_unit_test(batch_over_its_cap_counts_as_it_is),
                 cmocka_unit_test(batch_cap_follows_the_room),
                 cmocka_unit_test(batch_filling_is_watched),
+                cmocka_unit_test(wobble_at_the_fast_rate_is_no_fill_rate),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
