@@ -325,7 +325,8 @@ static void open_source(struct manager *m, struct psi_src *src, bool startup) {
                          m->conf.trigger_window_ms, (unsigned long long) (used / USEC_PER_MSEC));
         else
                 log_info("PSI: %s, trigger \"%s %llu %llu\"%s", src->path, type, (unsigned long long) stall,
-                         (unsigned long long) used, src->wake_only ? " (batch: to look at the pool, not pressure)" : "");
+                         (unsigned long long) used,
+                         src->wake_only ? " (batch: to look at the pool, not pressure)" : "");
 }
 
 static void setup_sources(struct manager *m) {
@@ -643,13 +644,12 @@ void manager_tick(struct manager *m, uint64_t now) {
         m->have_sample = true;
 
         log_debug("sample: pressure %.1f%%%s, pool %.1f%% of limit (%llu of %llu kB, batch %.1f%%, cap %.1f%%), "
-                  "fill %.2f%%/s, "
-                  "zswpout %llu zswpwb %llu pswpout %llu, mode %s, next in %llu ms",
+                  "fill %.2f%%/s, zswpout %llu zswpwb %llu pswpout %llu, mode %s, next in %llu ms",
                   in.pressure, in.pressure_valid ? "" : " (no baseline)", in.pool,
                   (unsigned long long) (pool.pool_bytes / 1024), (unsigned long long) (pool.limit_bytes / 1024),
-                  in.batch, d.batch_cap, d.fill_rate, (unsigned long long) pool.vm.zswpout, (unsigned long long) pool.vm.zswpwb,
-                  (unsigned long long) pool.vm.pswpout, policy_mode_to_string(d.mode),
-                  (unsigned long long) (d.next_usec / USEC_PER_MSEC));
+                  in.batch, d.batch_cap, d.fill_rate, (unsigned long long) pool.vm.zswpout,
+                  (unsigned long long) pool.vm.zswpwb, (unsigned long long) pool.vm.pswpout,
+                  policy_mode_to_string(d.mode), (unsigned long long) (d.next_usec / USEC_PER_MSEC));
 
         if (d.set != KNOB_UNSET && m->knob) {
                 policy_sync_knob(&m->policy, set_knob(m, before, d.set, &d));
