@@ -185,7 +185,7 @@ static policy_mode wanted_mode(const struct policy_params *p, const struct polic
         return s->mode; /* in between: keep what we have (hysteresis) */
 }
 
-static void describe(const struct policy_params *p, const struct policy_state *s, const struct policy_sample *in,
+static void describe(const struct policy_params *p, const struct policy_sample *in,
                      const struct policy_decision *d, char *buf, size_t size) {
         switch (d->reason) {
         case REASON_POOL_HIGH:
@@ -260,7 +260,7 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
 
         want = wanted_mode(p, s, in, d->time_to_limit, last_pool, &reason, &safety);
         d->reason = reason;
-        describe(p, s, in, d, d->text, sizeof(d->text));
+        describe(p, in, d, d->text, sizeof(d->text));
 
         if (want != s->mode) {
                 knob_value k = mode_knob(s, want);
