@@ -69,6 +69,7 @@ struct policy_state {
         uint64_t calm_since;    /* ... since then */
         struct policy_rate pool_rate;   /* of the whole pool */
         struct policy_rate others_rate; /* of the pool without the batch cgroups */
+        struct policy_rate batch_rate;  /* of the batch cgroups */
         double batch_cap;       /* the cap of each batch cgroup, percent of the limit; < 0 = none yet */
         policy_held held;
 };
