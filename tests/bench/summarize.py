@@ -12,7 +12,8 @@ import sys
 
 d = sys.argv[1]
 rows = list(csv.DictReader(open(os.path.join(d, 'results.csv'))))
-NAMES = {'N': 'static N', 'Y': 'static Y', 'cap': 'N + hog zswap cap', 'zt': 'zswap-tuned',
+NAMES = {'N': 'static N', 'Y': 'static Y', 'cap': 'N + hog zswap cap', 'cap0': 'N + hog zswap cap 0',
+         'zt': 'zswap-tuned',
          'ztcg': 'zswap-tuned, probe cgroup PSI', 'ztcap': 'zswap-tuned + batch cap'}
 COLS = [  # key, label, scale, ratio?
     ('hog_kbps', 'hog throughput MB/s', 1 / 1024, True),

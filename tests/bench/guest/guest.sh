@@ -11,6 +11,7 @@
 #   N      shrinker_enabled=N, static
 #   Y      shrinker_enabled=Y, static
 #   cap    shrinker_enabled=N + memory.zswap.max=ZMAX_PCT% of the pool limit on bench-hog
+#   cap0   shrinker_enabled=N + memory.zswap.max=0 on bench-hog (the hog never uses zswap)
 #   zt     zswap-tuned (systemd service, shipped defaults; starts from N)
 #   ztcg   zswap-tuned with [Pressure] System=no, Cgroups=bench-probe
 #   ztcap  zswap-tuned with the probe's cgroup as its pressure source and the hog's
@@ -23,7 +24,7 @@ S=/out
 [ -f $S/bench.conf ] && . $S/bench.conf
 MODE=${MODE:-matrix}            # matrix | boot (boot: record the environment only)
 RUNS=${RUNS:-3}
-CONFIGS=${CONFIGS:-"N Y cap zt ztcap"}   # ztcg is selectable too
+CONFIGS=${CONFIGS:-"N Y cap cap0 zt ztcap"}   # ztcg is selectable too
 DATASETS=${DATASETS:-"mixed dense"}
 SIZE=${SIZE:-1280M}             # hog bytes
 HOG_MAX=${HOG_MAX:-512M}        # hog cgroup memory.max (on v2 this includes its zswap share)
@@ -157,6 +158,7 @@ run_one() { # cfg dataset idx
 	N) ;;
 	Y) echo Y > $P/shrinker_enabled ;;
 	cap) zmax_kb=$(( limit_kb * ZMAX_PCT / 100 )); echo $(( zmax_kb * 1024 )) > $HOGCG/memory.zswap.max ;;
+	cap0) echo 0 > $HOGCG/memory.zswap.max ;;
 	zt|ztcg|ztcap) daemon_start $c ;;
 	*) log "unknown config $c"; return ;;
 	esac
