@@ -545,15 +545,17 @@ static double sample_pressure(struct manager *m, uint64_t dt) {
                         open_source(m, s, false);
                         continue; /* no delta yet */
                 }
+                /* A batch cgroup's trigger only wakes us: nothing to read.
+                 * Its going away shows as EPOLLERR there (on_psi). */
+                if (s->wake_only)
+                        continue;
                 if (psi_read_total(&m->kernel, s->path, m->conf.type, &total) < 0) {
-                        /* batch cgroups come and go with their jobs */
-                        log_fields(s->wake_only ? LOG_INFO : LOG_WARNING, NULL,
-                                 "PSI: %s is gone; ignoring it until it is back", s->path);
+                        log_warning("PSI: %s is gone; ignoring it until it is back", s->path);
                         close_source(s);
                         s->gone = true;
                         continue;
                 }
-                if (s->have_total && dt > 0 && total >= s->total && !s->wake_only) {
+                if (s->have_total && dt > 0 && total >= s->total) {
                         double pct = 100.0 * (double) (total - s->total) / (double) dt;
                         if (pct > max)
                                 max = pct;
