@@ -51,7 +51,7 @@ static const struct key keys[] = {
         K("Flips", "MinDwellSec", T_UINT, min_dwell_sec, 0, 3600, NULL),
         K("Flips", "MaxPerMinute", T_UINT, max_per_minute, 0, 600, NULL),
         K("Batch", "Cgroups", T_CGROUPS, batch_cgroups, 0, 0, NULL),
-        K("Batch", "ZswapMaxPercent", T_PERCENT, batch_zswap_max, 1, 100, NULL),
+        K("Batch", "ZswapMaxPercent", T_PERCENT, batch_zswap_max, 0, 100, NULL),
 };
 #undef K
 

@@ -77,7 +77,8 @@ static void apply_params(struct manager *m) {
                 .idle_check_usec = c->idle_check_sec * USEC_PER_SEC,
                 .min_dwell_usec = c->min_dwell_sec * USEC_PER_SEC,
                 .max_per_minute = c->max_per_minute,
-                .batch_max = c->batch_cgroups.n > 0 ? c->batch_zswap_max : 0,
+                .batch = c->batch_cgroups.n > 0,
+                .batch_max = c->batch_zswap_max,
         };
         update_idle_check(m);
         log_set_max_level(m->log_level_override >= 0 ? m->log_level_override : c->log_level);

@@ -136,7 +136,7 @@ static double batch_cap(const struct policy_params *p, const struct policy_state
         double others = in->pool - (in->batch > 0 ? in->batch : 0);
         double cap;
 
-        if (p->batch_max <= 0)
+        if (!p->batch)
                 return -1;
         if (in->n_batch == 0)
                 return s->batch_cap; /* none there now: keep what we had */

@@ -32,7 +32,8 @@ struct policy_params {
         uint64_t sample_usec, min_sample_usec, lead_usec, idle_check_usec;
         uint64_t min_dwell_usec;
         unsigned max_per_minute; /* 0 = no cap */
-        double batch_max;        /* [Batch] ZswapMaxPercent; 0 = no batch cgroups */
+        bool batch;              /* there are batch cgroups ([Batch] Cgroups=) */
+        double batch_max;        /* [Batch] ZswapMaxPercent */
 };
 
 struct policy_sample {

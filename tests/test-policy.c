@@ -455,7 +455,7 @@ static void capped_batch_is_no_reason_to_protect(void **state) {
         /* a batch cgroup, capped at what the rest leaves below 77.5 %
          * (half way between LowPercent and HighPercent): it can add 57.5 %
          * at most, the rest is flat, so the pool levels off at 77.5 % */
-        p.batch_max = 60;
+        p.batch = true, p.batch_max = 60;
         policy_init(&s, KNOB_OFF, KNOB_OFF);
         d = step_batch(&p, &s, 100, 50, 30, 1);
         assert_float_equal(d.batch_cap, 57.5, 1e-9);
@@ -494,7 +494,7 @@ static void batch_over_its_cap_counts_as_it_is(void **state) {
         struct policy_state s;
         struct policy_decision d;
 
-        p.batch_max = 60;
+        p.batch = true, p.batch_max = 60;
         policy_init(&s, KNOB_OFF, KNOB_OFF);
         d = step_batch(&p, &s, 100, 90, 80, 1);
         assert_float_equal(d.batch_cap, 60, 1e-9);
@@ -511,7 +511,7 @@ static void batch_artefacts_are_no_fill_rate(void **state) {
         struct policy_state s;
         struct policy_decision d;
 
-        p.batch_max = 60;
+        p.batch = true, p.batch_max = 60;
         policy_init(&s, KNOB_OFF, KNOB_OFF);
         step_batch(&p, &s, 100, 55, 30, 1);
         /* the batch cgroup +10 %/s, the rest +2 %/s with it */
@@ -538,7 +538,7 @@ static void batch_cap_follows_the_room(void **state) {
         struct policy_state s;
         struct policy_decision d;
 
-        p.batch_max = 70;
+        p.batch = true, p.batch_max = 70;
         policy_init(&s, KNOB_OFF, KNOB_OFF);
         /* the rest of the pool small: ZswapMaxPercent */
         d = step_batch(&p, &s, 100, 5, 0, 1);
@@ -563,6 +563,12 @@ static void batch_cap_follows_the_room(void **state) {
         /* the rest alone above the target: nothing for batch work */
         d = step_batch(&p, &s, 700, 80, 0, 1);
         assert_float_equal(d.batch_cap, 0, 1e-9);
+        /* ZswapMaxPercent=0: batch work stays out of zswap */
+        p.batch_max = 0;
+        d = step_batch(&p, &s, 800, 10, 0, 1);
+        assert_float_equal(d.batch_cap, 0, 1e-9);
+        assert_string_equal(d.cap_text, "ZswapMaxPercent");
+        p.batch_max = 70;
         /* not idle: the room below LowPercent only */
         policy_init(&s, KNOB_OFF, KNOB_OFF);
         d = step(&p, &s, 100, 30, true, 20);
@@ -580,7 +586,7 @@ static void batch_filling_is_watched(void **state) {
 
         /* the batch cgroup grows 10 %/s towards its cap: the prediction
          * leaves that out, but the pool is looked at again soon */
-        p.batch_max = 60;
+        p.batch = true, p.batch_max = 60;
         policy_init(&s, KNOB_OFF, KNOB_OFF);
         step_batch(&p, &s, 100, 20, 10, 1);
         d = step_batch(&p, &s, 101, 30, 20, 1);
