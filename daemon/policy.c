@@ -78,10 +78,14 @@ static void rate_update(struct policy_rate *r, uint64_t now, double level) {
         r->prev = level;
 }
 
+static double rate_of(const struct policy_rate *r) {
+        return r->have_rate ? r->rate : 0;
+}
+
 /* Seconds until level reaches 100 % at rate; < 0 = not rising, or there
  * already (when a prediction has nothing left to say). */
-static double time_to_limit(double level, const struct policy_rate *r) {
-        return r->have_rate && r->rate > 0 && level < 100 ? (100 - level) / r->rate : -1;
+static double time_to_limit(double level, double rate) {
+        return rate > 0 && level < 100 ? (100 - level) / rate : -1;
 }
 
 /* The fill prediction. The batch cgroups are capped, and can add no more
@@ -109,16 +113,16 @@ static void predict(const struct policy_state *s, const struct policy_sample *in
                 level = in->pool - batch + (batch > caps ? batch : caps);
                 r = &s->others_rate;
         }
-        rate = r->have_rate ? r->rate : 0;
+        rate = rate_of(r);
         if (r == &s->others_rate) {
-                if (s->batch_rate.have_rate && s->batch_rate.rate > BATCH_STEADY_RATE)
+                if (rate_of(&s->batch_rate) > BATCH_STEADY_RATE)
                         rate = 0;
-                if (rate > s->pool_rate.rate)
-                        rate = s->pool_rate.have_rate ? s->pool_rate.rate : 0;
+                if (rate > rate_of(&s->pool_rate))
+                        rate = rate_of(&s->pool_rate);
         }
         d->level = level;
         d->fill_rate = rate;
-        d->time_to_limit = rate > 0 && level < 100 ? (100 - level) / rate : -1;
+        d->time_to_limit = time_to_limit(level, rate);
 }
 
 /* Each batch cgroup's cap: the room the rest of the pool leaves below a
@@ -232,7 +236,7 @@ static uint64_t next_sample(const struct policy_params *p, const struct policy_s
         /* Could the pool reach its limit before an idle check would notice?
          * The pool itself, uncapped batch cgroups included: it is what
          * crosses WatchPercent, where they get capped. */
-        double pool_ttl = time_to_limit(in->pool, &s->pool_rate);
+        double pool_ttl = time_to_limit(in->pool, rate_of(&s->pool_rate));
         bool filling = pool_ttl >= 0 && pool_ttl * USEC_PER_SEC <= (double) p->idle_check_usec;
         bool active = !in->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
                       filling || s->mode != MODE_IDLE || d->held != HELD_NONE;
