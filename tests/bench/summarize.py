@@ -14,7 +14,8 @@ d = sys.argv[1]
 rows = list(csv.DictReader(open(os.path.join(d, 'results.csv'))))
 NAMES = {'N': 'static N', 'Y': 'static Y', 'cap': 'N + hog zswap cap', 'cap0': 'N + hog zswap cap 0',
          'zt': 'zswap-tuned',
-         'ztcg': 'zswap-tuned, probe cgroup PSI', 'ztcap': 'zswap-tuned + batch cap'}
+         'ztcg': 'zswap-tuned, probe cgroup PSI', 'ztcap': 'zswap-tuned + batch cap',
+         'ztcap0': 'zswap-tuned + batch cap, ZswapMaxPercent=0'}
 COLS = [  # key, label, scale, ratio?
     ('hog_kbps', 'hog throughput MB/s', 1 / 1024, True),
     ('probe_p50_us', 'probe p50 us', 1, True),

@@ -17,6 +17,7 @@
 #   ztcap  zswap-tuned with the probe's cgroup as its pressure source and the hog's
 #          cgroup as a batch cgroup it may cap ([Batch] Cgroups=bench-hog,
 #          ZswapMaxPercent=ZTCAP_PCT); the drop-in is ZTCAP_CONF below
+#   ztcap0 the same with ZswapMaxPercent=0 (guest/zero-cap.conf runs it)
 # Runs are interleaved: for each run index, for each data set, every configuration.
 # Settings: /out/bench.conf (sourced). Results: /out/results/ (results.csv + per-run files).
 set -u
@@ -117,6 +118,7 @@ daemon_start() { # cfg
 	zt) : > $DROPIN ;;
 	ztcg) printf '[Pressure]\nSystem=no\nCgroups=bench-probe\n' > $DROPIN ;;
 	ztcap) printf '%s\n' "$ZTCAP_CONF" > $DROPIN ;;
+	ztcap0) printf '%s\n' "$ZTCAP_CONF" | sed 's/^ZswapMaxPercent=.*/ZswapMaxPercent=0/' > $DROPIN ;;
 	esac
 	systemctl start zswap-tuned || log "warn: zswap-tuned did not start: $(systemctl status zswap-tuned --no-pager 2>&1 | tail -5)"
 	INVOCATION=$(systemctl show -p InvocationID --value zswap-tuned)
@@ -159,7 +161,7 @@ run_one() { # cfg dataset idx
 	Y) echo Y > $P/shrinker_enabled ;;
 	cap) zmax_kb=$(( limit_kb * ZMAX_PCT / 100 )); echo $(( zmax_kb * 1024 )) > $HOGCG/memory.zswap.max ;;
 	cap0) echo 0 > $HOGCG/memory.zswap.max ;;
-	zt|ztcg|ztcap) daemon_start $c ;;
+	zt|ztcg|ztcap|ztcap0) daemon_start $c ;;
 	*) log "unknown config $c"; return ;;
 	esac
 	log "run $n start"
@@ -175,7 +177,7 @@ run_one() { # cfg dataset idx
 	sleep 1 # one more second of samples after the hog
 	kill -TERM $ppid; wait $ppid
 	kill -TERM $spid; wait $spid
-	case $c in zt|ztcg|ztcap) daemon_stop $n ;; esac
+	case $c in zt|ztcg|ztcap|ztcap0) daemon_stop $n ;; esac
 	{ echo "## pre"; echo "$pre"; echo "## post"; echo "$post"; } > $R/$n.snap
 	d() { local a b; a=$(kv "$pre" "$1"); b=$(kv "$post" "$1"); [ -n "$a" ] && [ -n "$b" ] && echo $(( b - a )) || echo ""; }
 	local t0 t1 ps
