@@ -125,8 +125,10 @@ src_copy() { # a pristine copy of the source tree (the tree may be configured in
 	local s=$WORK/daemon/src
 	rm -rf "$s"; mkdir -p "$s"
 	if git -C "$abs_top_srcdir" rev-parse --git-dir >/dev/null 2>&1; then
+		# tracked files deleted in the work tree are left out, not an error
 		(cd "$abs_top_srcdir" && git ls-files -z --cached --others --exclude-standard |
-			xargs -0 -I{} sh -c 'test -e "{}" && echo "{}"' | tar -cf - -T -) | tar -xf - -C "$s"
+			while IFS= read -r -d '' f; do if [ -e "$f" ]; then printf '%s\0' "$f"; fi; done |
+			tar --null -cf - -T -) | tar -xf - -C "$s"
 	else
 		cp -a "$abs_top_srcdir/." "$s/"
 		[ -f "$s/Makefile" ] && make -C "$s" distclean >/dev/null 2>&1 || true
