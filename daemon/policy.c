@@ -78,6 +78,11 @@ static void rate_update(struct policy_rate *r, uint64_t now, double level) {
         r->prev = level;
 }
 
+/* What the batch cgroups use; never below 0, whatever the files said. */
+static double batch_of(const struct policy_sample *in) {
+        return in->batch > 0 ? in->batch : 0;
+}
+
 static double rate_of(const struct policy_rate *r) {
         return r->have_rate ? r->rate : 0;
 }
@@ -107,7 +112,7 @@ static void predict(const struct policy_state *s, const struct policy_sample *in
         double level = in->pool, rate;
 
         if (in->n_batch > 0 && s->batch_cap >= 0) {
-                double batch = in->batch > 0 ? in->batch : 0;
+                double batch = batch_of(in);
                 double caps = s->batch_cap * in->n_batch;
 
                 level = in->pool - batch + (batch > caps ? batch : caps);
@@ -137,7 +142,7 @@ static void predict(const struct policy_state *s, const struct policy_sample *in
 static double batch_cap(const struct policy_params *p, const struct policy_state *s,
                         const struct policy_sample *in, char *text, size_t size) {
         double target = s->mode == MODE_IDLE ? (p->pool_low + p->pool_high) / 2 : p->pool_low;
-        double others = in->pool - (in->batch > 0 ? in->batch : 0);
+        double others = in->pool - batch_of(in);
         double cap;
 
         if (!p->batch)
@@ -234,8 +239,8 @@ static void describe(const struct policy_params *p, const struct policy_sample *
 static uint64_t next_sample(const struct policy_params *p, const struct policy_state *s,
                             const struct policy_sample *in, struct policy_decision *d) {
         /* Could the pool reach its limit before an idle check would notice?
-         * The pool itself, uncapped batch cgroups included: it is what
-         * crosses WatchPercent, where they get capped. */
+         * The pool itself, batch cgroups included: the prediction leaves out
+         * a batch job filling its cap, but that is still worth watching. */
         double pool_ttl = time_to_limit(in->pool, rate_of(&s->pool_rate));
         bool filling = pool_ttl >= 0 && pool_ttl * USEC_PER_SEC <= (double) p->idle_check_usec;
         bool active = !in->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
@@ -266,8 +271,8 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
         *d = (struct policy_decision) { .set = KNOB_UNSET };
 
         rate_update(&s->pool_rate, in->now, in->pool);
-        rate_update(&s->others_rate, in->now, in->pool - (in->batch > 0 ? in->batch : 0));
-        rate_update(&s->batch_rate, in->now, in->batch > 0 ? in->batch : 0);
+        rate_update(&s->others_rate, in->now, in->pool - batch_of(in));
+        rate_update(&s->batch_rate, in->now, batch_of(in));
         predict(s, in, d); /* with the caps in force */
 
         if (in->pressure_valid) {
