@@ -449,7 +449,9 @@ static void cap(struct manager *m, struct batch_cg *b, uint64_t bytes, double pc
         ssize_t n;
         int r;
 
-        /* rewrite only on a real change of the limit, not on rounding noise */
+        /* rewrite only on a real change (the policy moves the cap in steps,
+         * the limit moves with max_pool_percent and hot-plug), not on
+         * rounding noise */
         if (b->capped && (bytes > b->cap ? bytes - b->cap : b->cap - bytes) <= b->cap / 100)
                 return;
         if (!b->capped) {

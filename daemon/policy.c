@@ -147,8 +147,11 @@ static double batch_cap(const struct policy_params *p, const struct policy_state
 
         if (!p->batch)
                 return -1;
-        if (in->n_batch == 0)
-                return s->batch_cap; /* none there now: keep what we had */
+        if (in->n_batch == 0) {
+                /* none to measure now: keep what we had */
+                snprintf(text, size, "as before (no batch cgroup to measure)");
+                return s->batch_cap;
+        }
         if (others < 0)
                 others = 0;
         cap = (target - others) / in->n_batch;
