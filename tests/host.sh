@@ -73,3 +73,44 @@ zswap_params_restore() {
 	fi
 	return "$problems"
 }
+
+# kernel_lock [--legacy]: one job that changes the host kernel's state (zswap
+# parameters, swap, cgroups, the real knob) at a time, machine-wide. Takes an
+# exclusive flock on $KERNEL_LOCK (/run/zswap-tuned-tests.lock) on fd 9 and
+# keeps it until the caller exits (children that inherit fd 9, such as a
+# daemon that is still running, keep it too). Waits up to $KERNEL_LOCK_WAIT
+# seconds (1800), saying who holds it, then returns 1. --legacy also takes
+# /run/zswap-tuned-test.lock (on fd 8), which tests/bench/overhead.sh and
+# older copies of the kernel tests take; callers that take that one
+# themselves must not pass it (a second flock on the same file from the same
+# process waits for itself).
+KERNEL_LOCK=${KERNEL_LOCK:-/run/zswap-tuned-tests.lock}
+KERNEL_LOCK_LEGACY=/run/zswap-tuned-test.lock
+KERNEL_LOCKED=
+kernel_lock() {
+	local wait=${KERNEL_LOCK_WAIT:-1800} f fd t0=$SECONDS holder
+	[ -n "$KERNEL_LOCKED" ] && return 0
+	for f in "$KERNEL_LOCK" ${1:+"$KERNEL_LOCK_LEGACY"}; do
+		if [ "$f" = "$KERNEL_LOCK" ]; then
+			fd=9
+			exec 9<>"$f" || { echo "# kernel_lock: cannot open $f"; return 1; }
+		else
+			fd=8
+			exec 8<>"$f" || { echo "# kernel_lock: cannot open $f"; return 1; }
+		fi
+		if ! flock -n "$fd"; then
+			# who: each holder writes "pid N: script, since ..." into the file
+			# (/proc/locks names flock(1)'s own, long gone pid)
+			holder=$(head -c 200 "$f" 2>/dev/null | tr '\n' ' ')
+			holder=${holder:-an unknown process}
+			echo "# waiting for the kernel test lock held by ${holder% } ($f, up to $wait s)"
+			if ! flock -w "$wait" "$fd"; then
+				echo "# kernel_lock: $f still held after $wait s by ${holder% }; giving up"
+				return 1
+			fi
+			echo "# got the kernel test lock $f after $((SECONDS - t0)) s"
+		fi
+		printf 'pid %s: %s, since %s\n' "$$" "${0##*/}" "$(date '+%F %T')" >"$f"
+	done
+	KERNEL_LOCKED=1
+}

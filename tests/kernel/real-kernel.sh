@@ -73,6 +73,7 @@ for f in "$DAEMON" "$HOG"; do
 done
 
 
+kernel_lock || exit 1 # /run/zswap-tuned-tests.lock: one kernel job at a time (tests/host.sh)
 # One instance at a time, machine-wide (tests/systemd and tests/bench take
 # the same lock).
 exec {LOCKFD}>"$LOCK"

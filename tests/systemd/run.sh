@@ -78,6 +78,7 @@ esac
 CONF=$SYSCONFDIR/zswap-tuned.conf
 UNIT_PATH=$UNITDIR/$UNIT
 
+kernel_lock || exit 1 # /run/zswap-tuned-tests.lock: one kernel job at a time (tests/host.sh)
 # One container (and one knob user) at a time, machine-wide; the real-kernel
 # test takes the same lock.
 exec {LOCKFD}>"$LOCK"
