@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +35,6 @@ ssize_t kernel_read(const struct kernel *k, const char *path, char *buf, size_t 
         int r = kernel_path(k, path, p, sizeof(p));
 
         return r < 0 ? r : read_full_file(p, buf, size);
-}
-
-int kernel_write(const struct kernel *k, const char *path, const char *s) {
-        char p[1024];
-        int r = kernel_path(k, path, p, sizeof(p));
-
-        return r < 0 ? r : write_string_file(p, s);
 }
 
 int kernel_open(const struct kernel *k, const char *path, int flags) {
@@ -115,9 +109,9 @@ static int field_u64(const char *buf, const char *key, char sep, uint64_t *ret) 
         }
         num[n] = '\0';
         /* what follows the number: end of line, or " kB" */
-        if (v[n] != '\0' && v[n] != '\n' && v[n] != ' ')
-                return -EINVAL;
-        return parse_u64(num, ret);
+        if (n == 0 || (v[n] != '\0' && v[n] != '\n' && v[n] != ' '))
+                return -EBADMSG;
+        return parse_u64(num, ret) < 0 ? -EBADMSG : 0;
 }
 
 int parse_meminfo(const char *buf, struct meminfo *m) {
@@ -125,10 +119,8 @@ int parse_meminfo(const char *buf, struct meminfo *m) {
 
         *m = (struct meminfo) { 0 };
         r = field_u64(buf, "MemTotal", ':', &m->mem_total_kb);
-        if (r < 0)
-                return r;
-        if (m->mem_total_kb == 0)
-                return -EINVAL;
+        if (r < 0 || m->mem_total_kb == 0)
+                return -EBADMSG;
         r = field_u64(buf, "Zswap", ':', &m->zswap_kb);
         if (r == -ENOENT)
                 return 0; /* before 5.19 */
@@ -162,13 +154,63 @@ int parse_vmstat(const char *buf, struct vmstat *v) {
 int parse_knob(const char *buf) {
         char s[8];
 
-        snprintf(s, sizeof(s), "%s", buf);
+        if (strlen(buf) >= sizeof(s))
+                return -EBADMSG;
+        strcpy(s, buf);
         const char *t = strstrip(s);
         if (strcmp(t, "Y") == 0 || strcmp(t, "1") == 0)
                 return KNOB_ON;
         if (strcmp(t, "N") == 0 || strcmp(t, "0") == 0)
                 return KNOB_OFF;
-        return -EINVAL;
+        return -EBADMSG;
+}
+
+bool knob_name_valid(const char *name) {
+        return strcmp(name, "shrinker_enabled") == 0 || strcmp(name, "shrink_enabled") == 0;
+}
+
+const char *knob_to_string(knob_value v) {
+        return v == KNOB_ON ? "Y" : v == KNOB_OFF ? "N" : "-";
+}
+
+bool cap_path_valid(const char *path) {
+        static const char file[] = "/memory.zswap.max";
+        size_t n = strlen(path), f = strlen(file);
+
+        if (strncmp(path, CGROUP_ROOT "/", strlen(CGROUP_ROOT "/")) != 0 || n <= f ||
+            strcmp(path + n - f, file) != 0)
+                return false;
+        /* every component a plain name */
+        for (const char *c = path + 1; *c;) {
+                size_t len = strcspn(c, "/");
+                if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+                        return false;
+                c += len;
+                if (*c == '/')
+                        c++;
+        }
+        return path[n - 1] != '/';
+}
+
+bool cap_value_valid(const char *s) {
+        uint64_t v;
+
+        return strcmp(s, "max") == 0 || parse_u64(s, &v) == 0;
+}
+
+/* Open path below the root for writing, and check it is what it must be:
+ * on the file system magic (any regular file under a fake root). */
+static int kernel_write_checked(const struct kernel *k, const char *path, int64_t magic, const char *s) {
+        char p[1024];
+        int r = kernel_path(k, path, p, sizeof(p));
+
+        return r < 0 ? r : write_string_file(p, s, k->root[0] ? 0 : magic);
+}
+
+int kernel_cap_write(const struct kernel *k, const char *path, const char *value) {
+        if (!cap_path_valid(path) || !cap_value_valid(value))
+                return -EPERM;
+        return kernel_write_checked(k, path, CGROUP2_SUPER_MAGIC, value);
 }
 
 int parse_swaps(const char *buf) {
@@ -176,7 +218,7 @@ int parse_swaps(const char *buf) {
         int n = 0;
 
         if (!l || strncmp(buf, "Filename", 8) != 0)
-                return -EINVAL;
+                return -EBADMSG;
         for (l++; *l; ) {
                 const char *e = strchr(l, '\n');
                 if (*l != '\n')
@@ -227,8 +269,10 @@ int kernel_knob_write(const struct kernel *k, const char *name, knob_value v) {
         char path[256];
         int r;
 
+        if (!knob_name_valid(name) || (v != KNOB_ON && v != KNOB_OFF))
+                return -EPERM;
         snprintf(path, sizeof(path), ZSWAP_PARAMS "/%s", name);
-        r = kernel_write(k, path, v == KNOB_ON ? "Y" : "N");
+        r = kernel_write_checked(k, path, SYSFS_MAGIC, knob_to_string(v));
         if (r < 0)
                 return r;
         r = kernel_knob_read(k, name);

@@ -9,19 +9,21 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "policy.h"
 
 #define ZSWAP_PARAMS "/sys/module/zswap/parameters"
+#define CGROUP_ROOT "/sys/fs/cgroup"
+
+/* The value of a Y/N zswap parameter. */
+typedef enum { KNOB_OFF = 0, KNOB_ON = 1, KNOB_UNSET = -1 } knob_value;
 #define ZSWAP_DEBUGFS "/sys/kernel/debug/zswap"
 
 struct kernel {
-        char root[512]; /* "" means "/" */
+        char root[512]; /* "" means "/"; else a fake tree (tests) */
 };
 
 int kernel_init(struct kernel *k, const char *root);
 int kernel_path(const struct kernel *k, const char *path, char *buf, size_t size);
 ssize_t kernel_read(const struct kernel *k, const char *path, char *buf, size_t size);
-int kernel_write(const struct kernel *k, const char *path, const char *s);
 int kernel_open(const struct kernel *k, const char *path, int flags);
 bool kernel_exists(const struct kernel *k, const char *path);
 
@@ -43,16 +45,34 @@ struct vmstat {
 };
 int parse_vmstat(const char *buf, struct vmstat *v);
 
-/* "Y\n" / "N\n" (also 1/0) -> KNOB_ON / KNOB_OFF, else -EINVAL */
+/* The parse_* functions return -EBADMSG for contents they cannot make sense of. */
+
+/* "Y\n" / "N\n" (also 1/0) -> KNOB_ON / KNOB_OFF, else -EBADMSG */
 int parse_knob(const char *buf);
 /* Number of active swap areas in /proc/swaps. */
 int parse_swaps(const char *buf);
 /* Does /proc/self/cgroup put the memory controller on a v1 hierarchy? */
 bool parse_cgroup_memory_v1(const char *buf);
 
+/* A knob we drive: "shrinker_enabled" (6.8+) or "shrink_enabled" (the 2019
+ * patch). Nothing else is ever written under ZSWAP_PARAMS. */
+bool knob_name_valid(const char *name);
+const char *knob_to_string(knob_value v); /* "Y", "N", "-" */
+
+/* The only cgroup file the daemon writes: "/sys/fs/cgroup/.../memory.zswap.max",
+ * absolute, no "." or ".." component, no empty one. Pure. */
+bool cap_path_valid(const char *path);
+/* "max" or a byte count */
+bool cap_value_valid(const char *value);
+/* Write value to a memory.zswap.max: the path must pass cap_path_valid(), and
+ * the file must be on cgroup2 (under a fake root: a regular file). -EPERM
+ * for a path that does not qualify. */
+int kernel_cap_write(const struct kernel *k, const char *path, const char *value);
+
 /* The knobs, by file name under ZSWAP_PARAMS. */
 int kernel_knob_read(const struct kernel *k, const char *name);
-/* Writes Y/N, reads back; -EIO when the read-back differs. */
+/* Writes Y/N (a valid knob name only, else -EPERM), reads back; -EIO when
+ * the read-back differs. */
 int kernel_knob_write(const struct kernel *k, const char *name, knob_value v);
 int kernel_param_u64(const struct kernel *k, const char *name, uint64_t *ret);
 

@@ -3,6 +3,16 @@
 
 #include <syslog.h>
 
+/* MESSAGE_IDs, so that "journalctl MESSAGE_ID=..." lists one kind of record
+ * (and the catalog can explain it). Used as "MESSAGE_ID=" MESSAGE_ID_FLIP. */
+#define MESSAGE_ID_FLIP            "5b0c2a4e6f8d4c1f9e3a7b2d1c0e9f84" /* the knob flipped (or would, dry run) */
+#define MESSAGE_ID_RESTORE         "e8e9df835a7e413188389bb34fb0fbfe" /* put back an original value */
+#define MESSAGE_ID_CAP             "93e0e0673f74434ab5a4da1a8f8b7709" /* a batch cap set, moved or lifted */
+#define MESSAGE_ID_ADMIN           "10bec3ba44e44e719ae72b1929061913" /* someone else wrote the knob: backing off */
+#define MESSAGE_ID_BLIND           "e239344f32184497b609cd4a0d4bdaed" /* the pool cannot be read / zswap off: back to baseline */
+#define MESSAGE_ID_STARTUP_WARNING "9c46a611dff04c929109ea6e556cc12a" /* cgroup v1, no swap, zswap disabled, PSI fallback */
+#define MESSAGE_ID_WRITE_FAILED    "141aa462a9884495b8f82df89f112ef9" /* a write keeps failing (said once, with a count) */
+
 /* Log to the journal (structured, when stderr is connected to it) or as
  * plain lines on stderr. Extra fields are "KEY=value" strings with upper-case
  * keys, in a NULL-terminated array; on stderr they are not shown. */

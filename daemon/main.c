@@ -5,16 +5,13 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <systemd/sd-daemon.h>
-#include <systemd/sd-event.h>
 
 #include "log.h"
 #include "manager.h"
-#include "savefile.h"
+#include "state.h"
 #include "util.h"
 
 static bool arg_check_config;
@@ -77,11 +74,11 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
                         }
                         break;
                 case ARG_STATE_DIR:
-                        if (strlen(optarg) >= sizeof(m->state_dir)) {
+                        if (strlen(optarg) >= sizeof(m->state.dir)) {
                                 log_error("--state-dir: path too long");
                                 return EXIT_USAGE;
                         }
-                        strcpy(m->state_dir, optarg);
+                        strcpy(m->state.dir, optarg);
                         break;
                 case ARG_LOG_LEVEL:
                         m->log_level_override = log_level_from_string(optarg);
@@ -108,62 +105,6 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
         return -1;
 }
 
-static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        log_info("Received %s, restoring and exiting", si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
-        sd_notify(false, "STOPPING=1\nSTATUS=Restoring the knob and exiting");
-        return sd_event_exit(sd_event_source_get_event(s), EXIT_SUCCESS);
-}
-
-static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        struct manager *m = userdata;
-
-        sd_notify(false, "RELOADING=1");
-        manager_reload(m);
-        sd_notify(false, "READY=1");
-        return 0;
-}
-
-static int run(struct manager *m) {
-        sd_event *e = NULL;
-        sigset_t mask;
-        int r;
-
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGHUP);
-        sigprocmask(SIG_BLOCK, &mask, NULL);
-
-        r = sd_event_default(&e);
-        if (r < 0) {
-                log_error("Cannot create the event loop: %s", strerror(-r));
-                return EXIT_FAILURE;
-        }
-        if (sd_event_add_signal(e, NULL, SIGTERM, on_sigterm, m) < 0 ||
-            sd_event_add_signal(e, NULL, SIGINT, on_sigterm, m) < 0 ||
-            sd_event_add_signal(e, NULL, SIGHUP, on_sighup, m) < 0) {
-                log_error("Cannot watch signals");
-                sd_event_unref(e);
-                return EXIT_FAILURE;
-        }
-
-        r = manager_start(m, e);
-        if (r != 0) {
-                sd_event_unref(e);
-                return r;
-        }
-        sd_notify(false, "READY=1");
-        log_info("Started (pid %d)%s", (int) getpid(), m->knob ? "" : ", monitoring only");
-
-        r = sd_event_loop(e);
-        if (r < 0) {
-                log_error("Event loop failed: %s", strerror(-r));
-                r = EXIT_FAILURE;
-        }
-        sd_event_unref(e);
-        return r;
-}
-
 int main(int argc, char *argv[]) {
         struct manager m;
         char err[1024];
@@ -176,8 +117,10 @@ int main(int argc, char *argv[]) {
                 return r;
 
         if (arg_restore) {
-                r = savefile_restore(&m.kernel, m.state_dir);
-                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+                r = state_restore(&m.kernel, m.state.dir);
+                if (r == -EBUSY)
+                        log_error("--restore: stop it instead; it restores everything on exit");
+                return r == -EBUSY ? EXIT_RUNNING : r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         }
 
         r = manager_load_config(&m, err, sizeof(err));
@@ -194,10 +137,7 @@ int main(int argc, char *argv[]) {
                 return EXIT_SUCCESS;
         }
 
-        r = run(&m);
-        /* Whatever happened, never leave the knob changed. */
-        if (manager_restore(&m) < 0 && r == EXIT_SUCCESS)
-                r = EXIT_FAILURE;
+        r = manager_run(&m);
         manager_free(&m);
         return r;
 }

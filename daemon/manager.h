@@ -1,29 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+/* The event loop's side of the daemon: start, reload, stop, and each sample
+ * (manager_tick): read, ask the policy, carry it out. The jobs it calls on
+ * have files of their own: knob.c, batch.c, state.c, sources.c, monitor.c,
+ * probe.c, report.c; the decisions are policy.c's. */
+
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
+#include "batch.h"
 #include "conf.h"
 #include "kernel.h"
+#include "knob.h"
+#include "monitor.h"
 #include "policy.h"
-#include "savefile.h"
+#include "report.h"
+#include "sources.h"
+#include "state.h"
 
 /* Exit codes (see zswap-tuned(8)). */
 #define EXIT_USAGE       2
 #define EXIT_UNAVAILABLE 69 /* EX_UNAVAILABLE: the kernel lacks PSI or zswap */
 #define EXIT_CONFIG      78 /* EX_CONFIG */
-
-struct psi_src {
-        char spec[256];         /* what the config said ("system" for /proc/pressure/memory) */
-        char path[512];         /* memory.pressure below the root prefix */
-        int fd;                 /* armed trigger, -1 if none */
-        sd_event_source *io;
-        bool have_total;
-        uint64_t total;
-        bool gone;              /* missing or removed; retried while sampling */
-        bool wake_only;         /* a batch cgroup: its stalls wake us, but are not pressure */
-};
+#define EXIT_RUNNING     75 /* EX_TEMPFAIL: another instance holds the state directory */
 
 struct manager {
         struct conf conf;
@@ -31,59 +31,43 @@ struct manager {
         bool dry_run_override;  /* --dry-run */
         int log_level_override; /* --log-level, -1 = none */
         struct kernel kernel;
-        char state_dir[512];
         bool use_udev;
 
         sd_event *event;        /* NULL in tests that drive manager_tick() by hand */
-        sd_event_source *timer, *swaps_io, *udev_io;
+        sd_event_source *timer;
         sd_event_source *watchdog;  /* WATCHDOG=1 pings, which also carry the idle check */
         uint64_t watchdog_usec;     /* WatchdogSec=, 0 = none */
         bool idle;                  /* the policy said: nothing happening */
-        struct udev *udev;
-        struct udev_monitor *monitor;
-        int swaps_fd;
 
-        const char *knob;       /* file name under ZSWAP_PARAMS; NULL = monitor only */
-        knob_value original;    /* the knob's value before we touched it */
-        bool wrote;             /* we changed the knob: restore on exit */
-        struct saved save;      /* originals of what we changed, mirrored in the save file */
-        bool save_failed;       /* said so once */
-
-        struct batch_cg {
-                char spec[256];
-                char path[512]; /* memory.zswap.max below the root prefix */
-                char cur_path[512]; /* memory.zswap.current */
-                bool capped;
-                uint64_t cap;   /* bytes, as written */
-                bool missing;   /* said that it is not there */
-                bool failed;    /* the last write of its cap failed */
-        } batch[CONF_MAX_CGROUPS];
-        unsigned n_batch;
-
-        struct psi_src src[1 + 2 * CONF_MAX_CGROUPS];
-        unsigned n_src;
+        struct state state;     /* the state directory: lock and save file */
+        struct knob knob;
+        struct batch batch;
+        struct sources sources;
+        struct monitor monitor;
+        struct report report;
 
         struct policy_params params;
         struct policy_state policy;
         bool have_sample;
-        bool pool_unreadable;   /* said so once */
         uint64_t last_sample;
         struct vmstat last_vm;
         double pressure, pool;
-        unsigned swaps;
-        char status[256];
+        policy_pool_state pool_state; /* as last said */
 };
 
 void manager_init(struct manager *m);
 /* Load the configuration (the caller prints err as "FILE:LINE: message"). */
 int manager_load_config(struct manager *m, char *err, size_t errsize);
-/* Probe the kernel, arm the triggers, take the first sample. Returns 0 or
- * an exit code. event may be NULL. */
+/* Lock the state directory, probe the kernel, arm the triggers, take the
+ * first sample. Returns 0 or an exit code. event may be NULL. */
 int manager_start(struct manager *m, sd_event *event);
 /* Sample, decide, act. */
 void manager_tick(struct manager *m, uint64_t now);
 /* Re-read the configuration (SIGHUP); keeps the old one on error. */
 int manager_reload(struct manager *m);
-/* Put the knob back to its original value if we changed it. */
+/* Put back everything we changed (knob and caps), dry run or not. */
 int manager_restore(struct manager *m);
 void manager_free(struct manager *m);
+/* The loop, with SIGTERM/SIGINT (restore and exit) and SIGHUP (reload);
+ * returns the exit code. Restores before returning. */
+int manager_run(struct manager *m);

@@ -20,14 +20,30 @@ void policy_sync_knob(struct policy_state *s, knob_value actual) {
         s->knob = actual;
 }
 
-bool policy_knob_changed_outside(struct policy_state *s, knob_value actual, bool baseline_follows) {
-        /* Follow rather than fight: while idle the knob is the admin's. */
-        bool adopt = baseline_follows && s->mode == MODE_IDLE;
-
-        if (adopt)
-                s->baseline = actual;
+policy_outside policy_knob_changed_outside(const struct policy_params *p, struct policy_state *s,
+                                           knob_value actual, bool baseline_follows, uint64_t now) {
         s->knob = actual;
-        return adopt;
+        /* Idle, with the baseline being whatever the knob was at startup:
+         * their value is the new baseline, nothing to fight over. */
+        if (s->mode == MODE_IDLE && baseline_follows) {
+                s->baseline = actual;
+                return OUTSIDE_FOLLOWED;
+        }
+        /* Else the knob is theirs for a while: the mode still follows the
+         * samples (and the batch caps with it), the knob does not. */
+        if (p->backoff_usec == POLICY_BACKOFF_FOREVER || now + p->backoff_usec < now)
+                s->backoff_until = POLICY_BACKOFF_FOREVER;
+        else
+                s->backoff_until = p->backoff_usec > 0 ? now + p->backoff_usec : 0;
+        return OUTSIDE_BACKED_OFF;
+}
+
+void policy_resume(struct policy_state *s) {
+        s->backoff_until = 0;
+}
+
+bool policy_cap_needs_write(bool capped, uint64_t current, uint64_t wanted) {
+        return !capped || (wanted > current ? wanted - current : current - wanted) > current / 100;
 }
 
 static knob_value mode_knob(const struct policy_state *s, policy_mode m) {
@@ -172,8 +188,8 @@ static double batch_cap(const struct policy_params *p, const struct policy_state
 /* Which mode the sample asks for, and whether for the pool's safety.
  * last_pool is the pool at the previous sample. */
 static policy_mode wanted_mode(const struct policy_params *p, const struct policy_state *s,
-                               const struct policy_sample *in, double ttl, double last_pool,
-                               policy_reason *reason, bool *safety) {
+                               const struct policy_sample *in, bool pressure_valid, double ttl,
+                               double last_pool, policy_reason *reason, bool *safety) {
         /* Once protecting, the prediction must clear twice the lead time
          * before it lets go: else a fill rate hovering at the lead time
          * flips the knob every sample. */
@@ -201,12 +217,16 @@ static policy_mode wanted_mode(const struct policy_params *p, const struct polic
          * Leaving protection also needs the pool low for a whole interval: a
          * pool that just collapsed because its owner exited is no reason to
          * flip off, with the pressure figure still describing the time before. */
-        if (in->pressure_valid && in->pressure >= p->pressure_high && in->stores && in->pool <= p->pool_low &&
+        if (pressure_valid && in->pressure >= p->pressure_high && in->stores && in->pool <= p->pool_low &&
             !rising && (s->mode != MODE_PROTECT || last_pool <= p->pool_low)) {
                 *reason = REASON_PRESSURE;
                 return MODE_THROUGHPUT;
         }
-        if (s->calm && in->now - s->calm_since >= p->hold_usec) {
+        /* Calm: back to the baseline, but out of protection only once the
+         * pool is down to LowPercent and not heading up again (else, with
+         * Baseline=off, the shrinker goes off at 84% and on again at 85%). */
+        if (s->calm && in->now - s->calm_since >= p->hold_usec &&
+            (s->mode != MODE_PROTECT || (in->pool <= p->pool_low && !rising))) {
                 *reason = REASON_CALM;
                 return MODE_IDLE;
         }
@@ -232,6 +252,17 @@ static void describe(const struct policy_params *p, const struct policy_sample *
                 snprintf(buf, size, "pressure below %g%% for %g s", p->pressure_low,
                          (double) p->hold_usec / USEC_PER_SEC);
                 break;
+        case REASON_BLIND:
+                snprintf(buf, size, "the pool has been unreadable for %g s",
+                         (double) POLICY_BLIND_GRACE_USEC / USEC_PER_SEC);
+                break;
+        case REASON_DISABLED:
+                snprintf(buf, size, "zswap is disabled");
+                break;
+        case REASON_RETRY:
+                snprintf(buf, size, "the knob is not at the value for \"%s\" (a failed write, or the end of a "
+                         "back-off); setting it again", policy_mode_to_human(d->mode));
+                break;
         case REASON_NONE:
         default:
                 buf[0] = '\0';
@@ -246,7 +277,7 @@ static uint64_t next_sample(const struct policy_params *p, const struct policy_s
          * a batch job filling its cap, but that is still worth watching. */
         double pool_ttl = time_to_limit(in->pool, rate_of(&s->pool_rate));
         bool filling = pool_ttl >= 0 && pool_ttl * USEC_PER_SEC <= (double) p->idle_check_usec;
-        bool active = !in->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
+        bool active = !d->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
                       filling || s->mode != MODE_IDLE || d->held != HELD_NONE;
         uint64_t iv = p->sample_usec;
 
@@ -264,68 +295,130 @@ static uint64_t next_sample(const struct policy_params *p, const struct policy_s
         return iv;
 }
 
+/* The pool cannot be read, or zswap is off: nothing to steer by. After a
+ * grace period (at once when zswap is off) everything goes back to the
+ * baseline and the caps are lifted, until the pool is back. */
+static void decide_blind(const struct policy_params *p, struct policy_state *s, const struct policy_sample *in,
+                         struct policy_decision *d) {
+        bool disabled = in->pool_state == POOL_DISABLED;
+
+        if (!s->blind) {
+                s->blind = true;
+                s->blind_since = in->now;
+        }
+        d->mode = s->mode;
+        if (!disabled && in->now - s->blind_since < POLICY_BLIND_GRACE_USEC) {
+                /* keep everything as it is, look again soon */
+                d->batch_keep = true;
+                d->batch_cap = s->batch_cap;
+                d->next_usec = p->sample_usec;
+                return;
+        }
+        /* start afresh when the pool is back */
+        s->pool_rate = s->others_rate = s->batch_rate = (struct policy_rate) { 0 };
+        s->calm = false;
+        s->held = HELD_NONE;
+        s->batch_cap = -1;
+        d->batch_cap = -1;
+        if (s->mode != MODE_IDLE) {
+                s->mode = MODE_IDLE;
+                d->mode = MODE_IDLE;
+                d->mode_changed = true;
+                d->reason = disabled ? REASON_DISABLED : REASON_BLIND;
+        }
+        d->idle = true;
+        d->next_usec = p->idle_check_usec;
+}
+
 void policy_decide(const struct policy_params *p, struct policy_state *s,
                    const struct policy_sample *in, struct policy_decision *d) {
         policy_reason reason;
         policy_mode want;
-        bool safety;
+        bool safety, backed_off;
         double last_pool = s->pool_rate.have_prev ? s->pool_rate.prev : in->pool;
 
-        *d = (struct policy_decision) { .set = KNOB_UNSET };
+        *d = (struct policy_decision) { .set = KNOB_UNSET, .batch_cap = -1 };
 
-        rate_update(&s->pool_rate, in->now, in->pool);
-        rate_update(&s->others_rate, in->now, in->pool - batch_of(in));
-        rate_update(&s->batch_rate, in->now, batch_of(in));
-        predict(s, in, d); /* with the caps in force */
+        /* A pressure figure averaged over a long quiet stretch means nothing. */
+        d->pressure_valid = in->pressure_valid &&
+                            (!s->have_last || (in->now > s->last_now && in->now - s->last_now <= 3 * p->sample_usec));
+        s->have_last = true;
+        s->last_now = in->now;
+        backed_off = s->backoff_until != 0 && in->now < s->backoff_until;
+        if (!backed_off)
+                s->backoff_until = 0;
+        d->backed_off = backed_off;
 
-        if (in->pressure_valid) {
-                if (in->pressure < p->pressure_low) {
-                        if (!s->calm)
-                                s->calm_since = in->now;
-                        s->calm = true;
-                } else
-                        s->calm = false;
-        }
+        if (in->pool_state != POOL_OK) {
+                decide_blind(p, s, in, d);
+        } else {
+                s->blind = false;
+                rate_update(&s->pool_rate, in->now, in->pool);
+                rate_update(&s->others_rate, in->now, in->pool - batch_of(in));
+                rate_update(&s->batch_rate, in->now, batch_of(in));
+                predict(s, in, d); /* with the caps in force */
 
-        want = wanted_mode(p, s, in, d->time_to_limit, last_pool, &reason, &safety);
-        d->reason = reason;
-        describe(p, in, d, d->text, sizeof(d->text));
-
-        if (want != s->mode) {
-                knob_value k = mode_knob(s, want);
-                /* no knob (monitor only): modes change, nothing flips */
-                bool flip = k != KNOB_UNSET && s->knob != KNOB_UNSET && k != s->knob;
-
-                if (flip && !safety && p->min_dwell_usec > 0 && s->flipped &&
-                    in->now - s->last_flip < p->min_dwell_usec)
-                        d->held = HELD_DWELL;
-                else if (flip && !safety && p->max_per_minute > 0 &&
-                         flips_last_minute(s, in->now) >= p->max_per_minute)
-                        d->held = HELD_CAP;
-
-                if (d->held == HELD_NONE) {
-                        s->mode = want;
-                        d->mode_changed = true;
-                        if (flip) {
-                                d->set = k;
-                                s->knob = k;
-                                record_flip(s, in->now);
-                        }
+                if (d->pressure_valid) {
+                        if (in->pressure < p->pressure_low) {
+                                if (!s->calm)
+                                        s->calm_since = in->now;
+                                s->calm = true;
+                        } else
+                                s->calm = false;
                 }
-        } else if (safety && s->knob == KNOB_OFF) {
-                /* Still protecting, but the knob was turned off behind our back. */
-                d->set = KNOB_ON;
-                s->knob = KNOB_ON;
-                record_flip(s, in->now);
+
+                want = wanted_mode(p, s, in, d->pressure_valid, d->time_to_limit, last_pool, &reason, &safety);
+                d->reason = reason;
+
+                if (want != s->mode) {
+                        knob_value k = mode_knob(s, want);
+                        /* no knob (monitor only), or the admin's for now: modes
+                         * change, nothing flips */
+                        bool flip = !backed_off && k != KNOB_UNSET && s->knob != KNOB_UNSET && k != s->knob;
+
+                        if (flip && !safety && p->min_dwell_usec > 0 && s->flipped &&
+                            in->now - s->last_flip < p->min_dwell_usec)
+                                d->held = HELD_DWELL;
+                        else if (flip && !safety && p->max_per_minute > 0 &&
+                                 flips_last_minute(s, in->now) >= p->max_per_minute)
+                                d->held = HELD_CAP;
+
+                        if (d->held == HELD_NONE) {
+                                s->mode = want;
+                                d->mode_changed = true;
+                                if (flip) {
+                                        d->set = k;
+                                        s->knob = k;
+                                        record_flip(s, in->now);
+                                }
+                        } else
+                                d->held_mode = want;
+                }
+                /* the caps for the mode we are in now */
+                s->batch_cap = batch_cap(p, s, in, d->cap_text, sizeof(d->cap_text));
+                d->batch_cap = s->batch_cap;
+                if (d->batch_cap >= 0)
+                        d->cap_bytes = (uint64_t) ((double) in->limit_bytes * d->batch_cap / 100) / 4096 * 4096;
         }
 
-        /* the caps for the mode we are in now */
-        s->batch_cap = batch_cap(p, s, in, d->cap_text, sizeof(d->cap_text));
-        d->batch_cap = s->batch_cap;
+        /* The knob is not what the mode wants: a write failed, or the
+         * admin's time is up. Put it right; that is no flip. */
+        if (!backed_off && d->set == KNOB_UNSET && s->knob != KNOB_UNSET) {
+                knob_value k = mode_knob(s, s->mode);
+                if (k != KNOB_UNSET && k != s->knob) {
+                        d->set = k;
+                        s->knob = k;
+                        if (!d->mode_changed)
+                                d->reason = REASON_RETRY;
+                }
+        }
+
         d->held_changed = d->held != s->held;
         s->held = d->held;
         d->mode = s->mode;
-        d->next_usec = next_sample(p, s, in, d);
+        describe(p, in, d, d->text, sizeof(d->text));
+        if (in->pool_state == POOL_OK)
+                d->next_usec = next_sample(p, s, in, d);
 }
 
 const char *policy_mode_to_string(policy_mode m) {
@@ -339,6 +432,7 @@ const char *policy_mode_to_human(policy_mode m) {
 }
 
 const char *policy_reason_to_string(policy_reason r) {
-        static const char *const s[] = { "none", "pool-high", "pool-rising", "pressure", "calm" };
+        static const char *const s[] = { "none", "pool-high", "pool-rising", "pressure", "calm",
+                                          "blind", "zswap-disabled", "retry" };
         return s[r];
 }

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum { KNOB_OFF = 0, KNOB_ON = 1, KNOB_UNSET = -1 } knob_value;
+#include "kernel.h" /* knob_value */
 
 typedef enum {
         MODE_IDLE,       /* knob at baseline */
@@ -21,7 +21,24 @@ typedef enum {
         REASON_POOL_RISING,  /* pool predicted to hit its limit within the lead time */
         REASON_PRESSURE,     /* pressure high, stores happening, pool has room */
         REASON_CALM,         /* pressure low for the hold time */
+        REASON_BLIND,        /* the pool could not be read for POLICY_BLIND_GRACE_USEC */
+        REASON_DISABLED,     /* zswap is disabled: nothing to steer */
+        REASON_RETRY,        /* the knob is not what the mode wants (a failed write, a back-off
+                              * that ended): set it again; not a flip */
 } policy_reason;
+
+/* What the manager could read of the pool this sample. */
+typedef enum { POOL_OK, POOL_UNREADABLE, POOL_DISABLED } policy_pool_state;
+
+/* How long the pool may stay unreadable before everything goes back to the
+ * baseline: deciding on a made-up pool would be worse than not deciding, but
+ * leaving the knob off (favouring stores) at a pool we cannot see is the very
+ * failure the daemon exists to prevent. */
+#define POLICY_BLIND_GRACE_USEC (10 * UINT64_C(1000000))
+/* max_per_minute can be at most this (the flip history holds it). */
+#define POLICY_FLIP_HISTORY 600
+/* Backing off from an admin's write for ever (until policy_resume()). */
+#define POLICY_BACKOFF_FOREVER UINT64_MAX
 
 typedef enum { HELD_NONE, HELD_DWELL, HELD_CAP } policy_held;
 
@@ -31,24 +48,26 @@ struct policy_params {
         double pool_high, pool_low, pool_watch; /* percent of the pool limit */
         uint64_t sample_usec, min_sample_usec, lead_usec, idle_check_usec;
         uint64_t min_dwell_usec;
-        unsigned max_per_minute; /* 0 = no cap */
+        unsigned max_per_minute; /* 0 = no cap; at most POLICY_FLIP_HISTORY */
+        uint64_t backoff_usec;   /* after an outside write of the knob; POLICY_BACKOFF_FOREVER */
         bool batch;              /* there are batch cgroups ([Batch] Cgroups=) */
         double batch_max;        /* [Batch] ZswapMaxPercent */
 };
 
 struct policy_sample {
         uint64_t now;           /* usec, monotonic */
-        bool pressure_valid;    /* false when the interval was too long to mean anything */
+        bool pressure_valid;    /* the sources measured this interval (the policy also
+                                 * ignores an interval too long to mean anything) */
         double pressure;        /* percent of wall time stalled, max over sources */
         bool stores;            /* zswpout advanced since the last sample */
+        policy_pool_state pool_state; /* the rest below only with POOL_OK */
         double pool;            /* pool size in percent of its limit */
+        uint64_t limit_bytes;   /* the pool limit */
         /* The batch cgroups ([Batch]) that can be capped, and what they use
          * in all, in percent of the pool limit. */
         unsigned n_batch;
         double batch;
 };
-
-#define POLICY_FLIP_HISTORY 64
 
 /* A level (percent of the pool limit) and how fast it moves. */
 struct policy_rate {
@@ -73,6 +92,11 @@ struct policy_state {
         struct policy_rate batch_rate;  /* of the batch cgroups */
         double batch_cap;       /* the cap of each batch cgroup, percent of the limit; < 0 = none yet */
         policy_held held;
+        bool have_last;
+        uint64_t last_now;      /* the previous sample */
+        bool blind;             /* the pool has been unreadable ... */
+        uint64_t blind_since;   /* ... since then */
+        uint64_t backoff_until; /* leave the knob alone until then (an admin wrote it); 0 = not */
 };
 
 struct policy_decision {
@@ -82,8 +106,13 @@ struct policy_decision {
         bool mode_changed;
         double batch_cap;       /* cap each batch cgroup's zswap use (memory.zswap.max) at this,
                                  * percent of the pool limit; < 0 = no batch cgroups */
-        policy_held held;       /* a wanted flip was held back */
+        uint64_t cap_bytes;     /* batch_cap in bytes, whole pages (when batch_cap >= 0) */
+        bool batch_keep;        /* leave the caps as they are (the pool is briefly unreadable) */
+        policy_held held;       /* a wanted flip was held back ... */
+        policy_mode held_mode;  /* ... to this mode */
         bool held_changed;      /* held differs from the previous sample: log it */
+        bool backed_off;        /* leaving the knob to the admin (see policy_knob_changed_outside) */
+        bool pressure_valid;    /* the pressure figure counted */
         double level;           /* the pool, batch cgroups counted at their caps */
         double fill_rate;       /* percent of limit per second */
         double time_to_limit;   /* seconds, < 0 = not rising; both with the batch cgroups
@@ -95,15 +124,26 @@ struct policy_decision {
 };
 
 void policy_init(struct policy_state *s, knob_value current, knob_value baseline);
+/* One sample in, one decision out. d->set is what to write; the manager tells
+ * the outcome with policy_sync_knob() when the write fails. */
 void policy_decide(const struct policy_params *p, struct policy_state *s,
                    const struct policy_sample *in, struct policy_decision *out);
-/* The knob turned out different from what the policy believed (a failed
- * write). */
+/* A write of the knob failed; it is what it is. Not a flip: the next sample
+ * tries again (REASON_RETRY), without counting against Flips.*. */
 void policy_sync_knob(struct policy_state *s, knob_value actual);
-/* Someone else changed the knob. While idle, and when the baseline is
- * "whatever it was at startup", their value becomes the new baseline:
- * returns true then. */
-bool policy_knob_changed_outside(struct policy_state *s, knob_value actual, bool baseline_follows);
+
+typedef enum {
+        OUTSIDE_FOLLOWED,   /* idle: their value stands (the baseline too, if it follows the startup value) */
+        OUTSIDE_BACKED_OFF, /* not idle: the knob is theirs for backoff_usec (or until policy_resume()) */
+} policy_outside;
+/* Someone else changed the knob: follow them rather than fight. */
+policy_outside policy_knob_changed_outside(const struct policy_params *p, struct policy_state *s,
+                                           knob_value actual, bool baseline_follows, uint64_t now);
+/* Take the knob back after an outside change (a reload). */
+void policy_resume(struct policy_state *s);
+/* Is a cap of `wanted` bytes worth writing over `current`? Not for rounding
+ * noise: the cap moves in steps and the limit with memory hot-plug. */
+bool policy_cap_needs_write(bool capped, uint64_t current, uint64_t wanted);
 
 const char *policy_mode_to_string(policy_mode m);   /* "idle", ... (journal field) */
 const char *policy_mode_to_human(policy_mode m);    /* "Idle", "Favouring stores", ... */

@@ -7,7 +7,6 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "conf.h"
 #include "psi.h"
 #include "util.h"
 
@@ -24,18 +23,18 @@ int parse_psi(const char *buf, int type, uint64_t *total) {
                 e = strchr(l, '\n');
                 if (!e)
                         e = l + strlen(l);
-                t = strstr(l, " total=");
-                if (!t || t > e)
-                        return -EINVAL;
+                t = memmem(l, (size_t) (e - l), " total=", strlen(" total="));
+                if (!t)
+                        return -EBADMSG;
                 t += strlen(" total=");
                 n = (size_t) (e - t);
                 if (n == 0 || n >= sizeof(num))
-                        return -EINVAL;
+                        return -EBADMSG;
                 memcpy(num, t, n);
                 num[n] = '\0';
-                return parse_u64(num, total);
+                return parse_u64(num, total) < 0 ? -EBADMSG : 0;
         }
-        return -ENOENT;
+        return -EBADMSG;
 }
 
 int psi_read_total(const struct kernel *k, const char *path, int type, uint64_t *total) {

@@ -7,9 +7,13 @@
 #include "kernel.h"
 
 #define PSI_SYSTEM_MEMORY "/proc/pressure/memory"
+
+/* Which line of a PSI file: "some" or "full" stall time. */
+enum psi_type { PSI_SOME, PSI_FULL };
 #define PSI_WINDOW_STEP_US (2 * UINT64_C(1000000))
 
-/* The cumulative "total=" stall time (usec) of the "some" or "full" line. */
+/* The cumulative "total=" stall time (usec) of the "some" or "full" line;
+ * -EBADMSG when there is no such line or it is malformed. */
 int parse_psi(const char *buf, int type, uint64_t *total);
 int psi_read_total(const struct kernel *k, const char *path, int type, uint64_t *total);
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,25 +9,16 @@
 #include "savefile.h"
 #include "util.h"
 
+#define SAVEFILE_MAX 16384
+
 int savefile_path(const char *state_dir, char *buf, size_t size) {
         if ((size_t) snprintf(buf, size, "%s/" SAVEFILE_NAME, state_dir) >= size)
                 return -ENAMETOOLONG;
         return 0;
 }
 
-static bool knob_name_valid(const char *s) {
-        return strcmp(s, "shrinker_enabled") == 0 || strcmp(s, "shrink_enabled") == 0;
-}
-
-/* A memory.zswap.max value: "max" or a byte count. */
-static bool cap_value_valid(const char *s) {
-        uint64_t v;
-
-        return strcmp(s, "max") == 0 || parse_u64(s, &v) == 0;
-}
-
 int savefile_write(const char *state_dir, const struct saved *s) {
-        char path[1024], content[16384];
+        char path[1024], content[SAVEFILE_MAX];
         size_t n = 0;
         int r = savefile_path(state_dir, path, sizeof(path));
 
@@ -36,67 +28,92 @@ int savefile_write(const char *state_dir, const struct saved *s) {
                 return savefile_remove(state_dir);
         if (s->knob[0])
                 n += (size_t) snprintf(content + n, sizeof(content) - n, "KNOB=%s\nVALUE=%s\n", s->knob,
-                                       s->value == KNOB_ON ? "Y" : "N");
+                                       knob_to_string(s->value));
         for (unsigned i = 0; i < s->n_caps && n < sizeof(content); i++)
                 n += (size_t) snprintf(content + n, sizeof(content) - n, "ZSWAP_MAX=%s %s\n", s->caps[i].value,
                                        s->caps[i].path);
         if (n >= sizeof(content))
                 return -E2BIG;
-        /* the unit's RuntimeDirectory= makes it; by hand, we do */
-        r = mkdir_p(state_dir, 0700);
-        if (r < 0)
-                return r;
         return write_file_atomic(path, content);
 }
 
-static int parse_cap(char *v, struct saved *s) {
+static const char *parse_cap(char *v, struct saved *s) {
         char *sp = strchr(v, ' ');
         struct saved_cap *c;
 
-        if (!sp || s->n_caps >= CONF_MAX_CGROUPS)
-                return -EINVAL;
+        if (!sp)
+                return "expected ZSWAP_MAX=<value> <path>";
         *sp = '\0';
-        if (!cap_value_valid(v) || sp[1] != '/' || strlen(v) >= sizeof(c->value) || strlen(sp + 1) >= sizeof(c->path))
-                return -EINVAL;
+        if (!cap_value_valid(v) || strlen(v) >= sizeof(c->value))
+                return "the value is neither \"max\" nor a byte count";
+        if (!cap_path_valid(sp + 1) || strlen(sp + 1) >= sizeof(c->path))
+                return "the path is not a memory.zswap.max below " CGROUP_ROOT;
+        for (unsigned i = 0; i < s->n_caps; i++)
+                if (strcmp(s->caps[i].path, sp + 1) == 0)
+                        return "this path is saved already";
+        if (s->n_caps >= SAVED_MAX_CAPS)
+                return "too many ZSWAP_MAX= lines";
         c = &s->caps[s->n_caps++];
         strcpy(c->value, v);
         strcpy(c->path, sp + 1);
-        return 0;
+        return NULL;
 }
 
-int parse_savefile(const char *buf, struct saved *s) {
-        char copy[16384], *save = NULL;
-        bool have_value = false;
+int parse_savefile(const char *buf, const char *name, struct saved *s) {
+        char copy[SAVEFILE_MAX];
+        unsigned line = 0, knob_line = 0, value_line = 0, ignored = 0;
+        knob_value value = KNOB_UNSET;
+        char knob[sizeof(s->knob)] = "";
 
         *s = (struct saved) { .value = KNOB_UNSET };
-        if ((size_t) snprintf(copy, sizeof(copy), "%s", buf) >= sizeof(copy))
+        if (strlen(buf) >= sizeof(copy))
                 return -E2BIG;
-        for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-                l = strstrip(l);
+        strcpy(copy, buf);
+        for (char *l = copy, *next; l; l = next) {
+                const char *why = NULL;
+
+                next = strchr(l, '\n');
+                if (next)
+                        *next++ = '\0';
+                line++;
                 if (strncmp(l, "KNOB=", 5) == 0) {
-                        if (!knob_name_valid(l + 5))
-                                return -EINVAL;
-                        strcpy(s->knob, l + 5);
+                        if (knob_line || !knob_name_valid(l + 5))
+                                why = knob_line ? "a second KNOB= line" : "not a knob zswap-tuned drives";
+                        else {
+                                strcpy(knob, l + 5);
+                                knob_line = line;
+                        }
                 } else if (strncmp(l, "VALUE=", 6) == 0) {
                         int r = parse_knob(l + 6);
-                        if (r < 0)
-                                return r;
-                        s->value = r;
-                        have_value = true;
-                } else if (strncmp(l, "ZSWAP_MAX=", 10) == 0) {
-                        if (parse_cap(l + 10, s) < 0)
-                                return -EINVAL;
-                } else if (*l)
-                        return -EINVAL;
+                        if (value_line || r < 0)
+                                why = value_line ? "a second VALUE= line" : "expected VALUE=Y or VALUE=N";
+                        else {
+                                value = r;
+                                value_line = line;
+                        }
+                } else if (strncmp(l, "ZSWAP_MAX=", 10) == 0)
+                        why = parse_cap(l + 10, s);
+                else if (*l || next)
+                        why = "not a line zswap-tuned writes";
+                if (why) {
+                        log_error("%s:%u: %s; ignoring it", name, line, why);
+                        ignored++;
+                }
         }
         /* the knob comes with its value, or not at all */
-        if (!!s->knob[0] != have_value)
-                return -EINVAL;
-        return 0;
+        if (knob_line && value_line) {
+                strcpy(s->knob, knob);
+                s->value = value;
+        } else if (knob_line || value_line) {
+                log_error("%s:%u: %s without %s; ignoring it", name, knob_line ? knob_line : value_line,
+                          knob_line ? "KNOB=" : "VALUE=", knob_line ? "VALUE=" : "KNOB=");
+                ignored++;
+        }
+        return (int) ignored;
 }
 
 int savefile_read(const char *state_dir, struct saved *s) {
-        char path[1024], buf[16384];
+        char path[1024], buf[SAVEFILE_MAX];
         ssize_t n;
         int r = savefile_path(state_dir, path, sizeof(path));
 
@@ -105,7 +122,7 @@ int savefile_read(const char *state_dir, struct saved *s) {
         n = read_full_file(path, buf, sizeof(buf));
         if (n < 0)
                 return (int) n;
-        return parse_savefile(buf, s);
+        return parse_savefile(buf, path, s);
 }
 
 int savefile_remove(const char *state_dir) {
@@ -117,33 +134,61 @@ int savefile_remove(const char *state_dir) {
         return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
+void savefile_remove_temporaries(const char *state_dir) {
+        static const char prefix[] = SAVEFILE_NAME ".";
+        DIR *d = opendir(state_dir);
+        struct dirent *e;
+
+        if (!d)
+                return;
+        /* write_file_atomic()'s "<name>.XXXXXX" */
+        while ((e = readdir(d)))
+                if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && strlen(e->d_name) == strlen(prefix) + 6 &&
+                    unlinkat(dirfd(d), e->d_name, 0) == 0)
+                        log_info("Removed %s/%s, left by an interrupted save", state_dir, e->d_name);
+        closedir(d);
+}
+
 void log_knob_restored(const char *knob, knob_value v) {
         char f_knob[64], f_val[32];
-        const char *fields[] = { f_knob, f_val, "KNOB_RESTORED=1", NULL };
-        const char *yn = v == KNOB_ON ? "Y" : "N";
+        const char *fields[] = { "MESSAGE_ID=" MESSAGE_ID_RESTORE, f_knob, f_val, "KNOB_RESTORED=1", NULL };
 
         snprintf(f_knob, sizeof(f_knob), "KNOB=%s", knob);
-        snprintf(f_val, sizeof(f_val), "KNOB_VALUE=%s", yn);
-        log_fields(LOG_NOTICE, fields, "Restored %s to its original value %s", knob, yn);
+        snprintf(f_val, sizeof(f_val), "KNOB_VALUE=%s", knob_to_string(v));
+        log_fields(LOG_NOTICE, fields, "Restored %s to its original value %s", knob, knob_to_string(v));
+}
+
+/* Errors that no later try can mend: the file is not one to write to. */
+static bool write_refused(int r) {
+        return r == -ELOOP || r == -EPERM || r == -ENOTREGULAR || r == -EISDIR;
 }
 
 int savefile_restore(const struct kernel *k, const char *state_dir) {
+        char path[1024];
         struct saved s;
         int r, ret = 0;
 
+        savefile_remove_temporaries(state_dir);
         r = savefile_read(state_dir, &s);
         if (r == -ENOENT)
                 return 0;
+        (void) savefile_path(state_dir, path, sizeof(path));
         if (r < 0) {
-                log_error("Cannot read %s/" SAVEFILE_NAME ": %s", state_dir, strerror(-r));
+                log_error("Cannot read %s: %s", path, err_str(r));
                 return r;
         }
+        if (r > 0)
+                ret = -EBADMSG; /* said line by line; what is valid is still restored */
         for (unsigned i = 0; i < s.n_caps; i++) {
-                r = kernel_write(k, s.caps[i].path, s.caps[i].value);
+                r = kernel_cap_write(k, s.caps[i].path, s.caps[i].value);
                 if (r == -ENOENT)
                         log_info("%s is gone; nothing to restore there", s.caps[i].path);
-                else if (r < 0) {
-                        log_error("Cannot restore %s to %s: %s", s.caps[i].path, s.caps[i].value, strerror(-r));
+                else if (write_refused(r)) {
+                        log_error("Refusing to write %s: %s", s.caps[i].path,
+                                  r == -ELOOP ? "a symlink" : r == -EPERM ? "not a cgroup2 file" : err_str(r));
+                        ret = -EBADMSG;
+                } else if (r < 0) {
+                        log_error("Cannot restore %s to %s: %s", s.caps[i].path, s.caps[i].value, err_str(r));
                         ret = r;
                 } else
                         log_notice("Restored %s to %s", s.caps[i].path, s.caps[i].value);
@@ -151,17 +196,17 @@ int savefile_restore(const struct kernel *k, const char *state_dir) {
         if (s.knob[0]) {
                 r = kernel_knob_read(k, s.knob);
                 if (r == (int) s.value)
-                        log_info("%s is already at its original value %s", s.knob, s.value == KNOB_ON ? "Y" : "N");
-                else {
-                        r = kernel_knob_write(k, s.knob, s.value);
-                        if (r < 0) {
-                                log_error("Cannot restore %s to %s: %s", s.knob, s.value == KNOB_ON ? "Y" : "N",
-                                          strerror(-r));
-                                ret = r;
-                        } else
-                                log_knob_restored(s.knob, s.value);
-                }
+                        log_info("%s is already at its original value %s", s.knob, knob_to_string(s.value));
+                else if ((r = kernel_knob_write(k, s.knob, s.value)) < 0) {
+                        log_error("Cannot restore %s to %s: %s", s.knob, knob_to_string(s.value), err_str(r));
+                        ret = r;
+                } else
+                        log_knob_restored(s.knob, s.value);
         }
-        /* keep the file if anything could not be put back: a later try may succeed */
-        return ret < 0 ? ret : savefile_remove(state_dir);
+        /* keep the file if something valid could not be put back: a later try
+         * may succeed; refused lines can never be restored */
+        if (ret < 0 && ret != -EBADMSG)
+                return ret;
+        r = savefile_remove(state_dir);
+        return ret < 0 ? ret : r;
 }

@@ -8,11 +8,38 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util.h"
+
+/* Open path (never creating it) and make sure it is a regular file: a FIFO
+ * would block us, a device (a link to /dev/zero) would never end. Kernel
+ * files in /proc, /sys and cgroupfs are regular files too. */
+static int open_regular(const char *path, int flags) {
+        struct stat st;
+        int fd;
+
+        /* (a FIFO opened for writing without a reader says ENXIO; say what it is) */
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+                return S_ISDIR(st.st_mode) ? -EISDIR : -ENOTREGULAR;
+        fd = open(path, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                close(fd);
+                return S_ISDIR(st.st_mode) ? -EISDIR : -ENOTREGULAR;
+        }
+        return fd;
+}
 
 ssize_t read_full_file(const char *path, char *buf, size_t size) {
         size_t n = 0;
@@ -20,9 +47,9 @@ ssize_t read_full_file(const char *path, char *buf, size_t size) {
 
         if (size == 0)
                 return -EINVAL;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = open_regular(path, O_RDONLY);
         if (fd < 0)
-                return -errno;
+                return fd;
         while (n < size - 1) {
                 ssize_t k = read(fd, buf + n, size - 1 - n);
                 if (k < 0) {
@@ -55,16 +82,49 @@ static int write_all(int fd, const char *s, size_t len) {
         return 0;
 }
 
-int write_string_file(const char *path, const char *s) {
-        int fd, r;
+int write_string_file(const char *path, const char *s, int64_t fs_magic) {
+        struct statfs sfs;
+        int fd, r = 0;
 
-        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY); /* O_TRUNC: harmless on sysfs, needed on a fake tree */
+        /* Not O_TRUNC: that would act before we know what the file is. Not
+         * a symlink, never created, only a regular file. */
+        fd = open_regular(path, O_WRONLY | O_NOFOLLOW);
         if (fd < 0)
-                return -errno;
+                return fd;
+        if (fstatfs(fd, &sfs) < 0)
+                r = -errno;
+        else if (fs_magic != 0 && sfs.f_type != fs_magic)
+                r = -EPERM;
+        /* A plain file (a fake tree in tests) is rewritten whole; kernel
+         * files take the write as it is. */
+        else if (!is_kernel_fs(sfs.f_type) && ftruncate(fd, 0) < 0)
+                r = -errno;
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
         r = write_all(fd, s, strlen(s));
         if (close(fd) < 0 && r == 0)
                 r = -errno;
         return r;
+}
+
+bool is_kernel_fs(int64_t f_type) {
+        return f_type == SYSFS_MAGIC || f_type == PROC_SUPER_MAGIC || f_type == CGROUP2_SUPER_MAGIC ||
+               f_type == CGROUP_SUPER_MAGIC || f_type == DEBUGFS_MAGIC;
+}
+
+const char *err_str(int r) {
+        if (r < 0)
+                r = -r;
+        switch (r) {
+        case ENOTREGULAR:
+                return "not a regular file";
+        case EBADMSG:
+                return "unexpected contents";
+        default:
+                return strerror(r);
+        }
 }
 
 int write_file_atomic(const char *path, const char *s) {
@@ -119,33 +179,46 @@ char *strstrip(char *s) {
 
 int parse_u64(const char *s, uint64_t *ret) {
         unsigned long long v;
-        char *end;
 
-        if (!s || !isdigit((unsigned char) *s))
+        /* [0-9]+ and nothing else: strtoull would take a sign and spaces */
+        if (!s || !*s || s[strspn(s, "0123456789")] != '\0')
                 return -EINVAL;
         errno = 0;
-        v = strtoull(s, &end, 10);
+        v = strtoull(s, NULL, 10);
         if (errno == ERANGE)
                 return -ERANGE;
-        if (*end != '\0')
-                return -EINVAL;
         *ret = v;
         return 0;
 }
 
 int parse_double(const char *s, double *ret) {
-        char *end;
+        const char *p = s;
+        size_t n;
         double v;
 
-        if (!s || !(isdigit((unsigned char) *s) || *s == '-' || *s == '.'))
+        /* -?[0-9]+(\.[0-9]+)? and nothing else: strtod would also take
+         * spaces, "+", "0x10", "1e2", "inf", ".5" and "5." */
+        if (!s)
+                return -EINVAL;
+        if (*p == '-')
+                p++;
+        n = strspn(p, "0123456789");
+        if (n == 0)
+                return -EINVAL;
+        p += n;
+        if (*p == '.') {
+                n = strspn(++p, "0123456789");
+                if (n == 0)
+                        return -EINVAL;
+                p += n;
+        }
+        if (*p != '\0')
                 return -EINVAL;
         errno = 0;
-        v = strtod(s, &end);
-        if (errno == ERANGE || !isfinite(v))
+        v = strtod(s, NULL);
+        if (!isfinite(v)) /* too many digits; a value too small to hold is 0 or near it */
                 return -ERANGE;
-        if (end == s || *end != '\0')
-                return -EINVAL;
-        *ret = v;
+        *ret = v == 0 ? 0 : v; /* "-0" is 0 */
         return 0;
 }
 

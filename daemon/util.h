@@ -4,16 +4,31 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 #include <sys/types.h>
 
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 #define USEC_PER_SEC  UINT64_C(1000000)
 #define USEC_PER_MSEC UINT64_C(1000)
 
-/* Read a whole (small) file into buf, NUL-terminated. Returns bytes read or -errno. */
+/* Our own error: the file is not a regular file (a FIFO, a device, a
+ * socket). EMEDIUMTYPE is otherwise unused here; err_str() names it. */
+#define ENOTREGULAR EMEDIUMTYPE
+
+/* -errno (or errno) -> message. Besides strerror(): ENOTREGULAR "not a
+ * regular file", EBADMSG "unexpected contents" (a kernel file we cannot parse). */
+const char *err_str(int r);
+
+/* Read a whole (small) regular file into buf, NUL-terminated; anything but a
+ * regular file is -ENOTREGULAR (or -EISDIR). Returns bytes read or -errno. */
 ssize_t read_full_file(const char *path, char *buf, size_t size);
-/* Write a string to an existing file (sysfs style, no O_CREAT). Returns 0 or -errno. */
-int write_string_file(const char *path, const char *s);
+/* Write a string to an existing regular file (sysfs style): never created,
+ * never through a symlink in the last component, only on the file system
+ * fs_magic (statfs f_type; 0 = any: -EPERM otherwise); a file outside the
+ * kernel's file systems (a fake tree) is truncated first. 0 or -errno. */
+int write_string_file(const char *path, const char *s, int64_t fs_magic);
+/* sysfs, proc, cgroupfs, debugfs (statfs f_type) */
+bool is_kernel_fs(int64_t f_type);
 /* Write a file atomically: temp file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const char *s);
 
@@ -22,9 +37,10 @@ int mkdir_p(const char *path, mode_t mode);
 
 /* "  text \n" -> "text", in place. */
 char *strstrip(char *s);
-/* Parse a whole decimal unsigned integer; rejects sign, trailing garbage and overflow. */
+/* Parse [0-9]+ (a whole decimal number: no sign, no space); -ERANGE on overflow. */
 int parse_u64(const char *s, uint64_t *ret);
-/* Parse a whole decimal number (e.g. "12", "12.5"); rejects trailing garbage, inf and nan. */
+/* Parse -?[0-9]+(\.[0-9]+)? (e.g. "12", "12.5", "-1"; not ".5", "5.", "+5", " 5",
+ * "1e2", "0x10", "inf" or "nan"); "-0" gives 0; -ERANGE when too large for a double. */
 int parse_double(const char *s, double *ret);
 /* yes/no/true/false/on/off/1/0/y/n, case-insensitive. Returns 1, 0 or -EINVAL. */
 int parse_boolean(const char *s);

@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernel.h"
 #include "savefile.h"
 #include "testutil.h"
+#include "util.h"
 
 static const char meminfo_618[] =
         "MemTotal:       24608440 kB\n"
@@ -44,13 +46,13 @@ static void meminfo_parses(void **state) {
 static void meminfo_malformed(void **state) {
         struct meminfo m;
 
-        assert_int_equal(parse_meminfo("", &m), -ENOENT);
-        assert_int_equal(parse_meminfo("MemFree: 5 kB\n", &m), -ENOENT);
-        assert_int_equal(parse_meminfo("MemTotal: 0 kB\n", &m), -EINVAL);
-        assert_int_equal(parse_meminfo("MemTotal: lots\n", &m), -EINVAL);
-        assert_int_equal(parse_meminfo("MemTotal: 12x kB\n", &m), -EINVAL);
-        assert_int_equal(parse_meminfo("MemTotal: 100 kB\nZswap: -3 kB\n", &m), -EINVAL);
-        assert_int_equal(parse_meminfo("MemTotal: 99999999999999999999999 kB\n", &m), -ERANGE);
+        assert_int_equal(parse_meminfo("", &m), -EBADMSG);
+        assert_int_equal(parse_meminfo("MemFree: 5 kB\n", &m), -EBADMSG);
+        assert_int_equal(parse_meminfo("MemTotal: 0 kB\n", &m), -EBADMSG);
+        assert_int_equal(parse_meminfo("MemTotal: lots\n", &m), -EBADMSG);
+        assert_int_equal(parse_meminfo("MemTotal: 12x kB\n", &m), -EBADMSG);
+        assert_int_equal(parse_meminfo("MemTotal: 100 kB\nZswap: -3 kB\n", &m), -EBADMSG);
+        assert_int_equal(parse_meminfo("MemTotal: 99999999999999999999999 kB\n", &m), -EBADMSG);
 }
 
 static void vmstat_parses(void **state) {
@@ -66,7 +68,7 @@ static void vmstat_parses(void **state) {
         /* old kernel: no zswp* at all */
         assert_int_equal(parse_vmstat("pswpin 1\npswpout 2\n", &v), 0);
         assert_int_equal(v.zswpout, 0);
-        assert_int_equal(parse_vmstat("pswpout x\n", &v), -EINVAL);
+        assert_int_equal(parse_vmstat("pswpout x\n", &v), -EBADMSG);
 }
 
 static void knob_values(void **state) {
@@ -74,8 +76,8 @@ static void knob_values(void **state) {
         assert_int_equal(parse_knob("N\n"), KNOB_OFF);
         assert_int_equal(parse_knob("1"), KNOB_ON);
         assert_int_equal(parse_knob("0"), KNOB_OFF);
-        assert_int_equal(parse_knob(""), -EINVAL);
-        assert_int_equal(parse_knob("yes"), -EINVAL);
+        assert_int_equal(parse_knob(""), -EBADMSG);
+        assert_int_equal(parse_knob("yes"), -EBADMSG);
 }
 
 static void swaps_count(void **state) {
@@ -85,7 +87,7 @@ static void swaps_count(void **state) {
         assert_int_equal(parse_swaps(hdr), 0);
         snprintf(buf, sizeof(buf), "%s/var/tmp/swap file 2097148 0 -2\n/dev/vda2 partition 1000 0 -3\n", hdr);
         assert_int_equal(parse_swaps(buf), 2);
-        assert_int_equal(parse_swaps("garbage\n"), -EINVAL);
+        assert_int_equal(parse_swaps("garbage\n"), -EBADMSG);
 }
 
 static void cgroup_v1_detection(void **state) {
@@ -134,7 +136,7 @@ static void pool_from_fake_tree(void **state) {
 
         /* a broken file is an error, not a zero */
         tu_write(*state, "/proc/meminfo", "MemTotal: many\n");
-        assert_int_equal(kernel_read_pool(&k, &s), -EINVAL);
+        assert_int_equal(kernel_read_pool(&k, &s), -EBADMSG);
 }
 
 static void knob_write_reads_back(void **state) {
@@ -178,6 +180,7 @@ static void savefile_round_trip_and_restore(void **state) {
 
         assert_int_equal(savefile_read(dir, &back), -ENOENT);
         assert_int_equal(savefile_restore(&k, dir), 0); /* nothing saved: nothing to do */
+        assert_int_equal(mkdir_p(dir, 0700), 0);        /* state_lock() makes it */
         sv.n_caps = 2;
         snprintf(sv.caps[0].path, sizeof(sv.caps[0].path), "/sys/fs/cgroup/batch/memory.zswap.max");
         snprintf(sv.caps[0].value, sizeof(sv.caps[0].value), "max");
@@ -204,22 +207,133 @@ static void savefile_round_trip_and_restore(void **state) {
         assert_int_equal(savefile_read(dir, &back), -ENOENT);
 }
 
-static void savefile_rejects_garbage(void **state) {
+static void savefile_keeps_what_is_valid(void **state) {
         struct saved s;
 
-        assert_int_equal(parse_savefile("KNOB=shrink_enabled\nVALUE=Y\n", &s), 0);
+        assert_int_equal(parse_savefile("KNOB=shrink_enabled\nVALUE=Y\n", "f", &s), 0);
         assert_int_equal(s.value, KNOB_ON);
-        assert_int_equal(parse_savefile("ZSWAP_MAX=max /sys/fs/cgroup/b/memory.zswap.max\n", &s), 0);
+        assert_int_equal(parse_savefile("ZSWAP_MAX=max /sys/fs/cgroup/b/memory.zswap.max\n", "f", &s), 0);
         assert_int_equal(s.knob[0], '\0');
         assert_int_equal(s.n_caps, 1);
-        assert_int_equal(parse_savefile("KNOB=enabled\nVALUE=Y\n", &s), -EINVAL);
-        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\n", &s), -EINVAL);
-        assert_int_equal(parse_savefile("VALUE=Y\n", &s), -EINVAL);
-        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\nVALUE=maybe\n", &s), -EINVAL);
-        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\nVALUE=N\nEXTRA=1\n", &s), -EINVAL);
-        assert_int_equal(parse_savefile("ZSWAP_MAX=lots /x\n", &s), -EINVAL);
-        assert_int_equal(parse_savefile("ZSWAP_MAX=max relative\n", &s), -EINVAL);
-        assert_int_equal(parse_savefile("ZSWAP_MAX=max\n", &s), -EINVAL);
+        /* a knob that is not ours, or without its value: the knob is left out */
+        assert_int_equal(parse_savefile("KNOB=enabled\nVALUE=Y\n", "f", &s), 2);
+        assert_int_equal(s.knob[0], '\0');
+        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\n", "f", &s), 1);
+        assert_int_equal(parse_savefile("VALUE=Y\n", "f", &s), 1);
+        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\nVALUE=maybe\n", "f", &s), 2);
+        /* one bad line does not cost the valid ones (it used to reject the file) */
+        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\nVALUE=N\nEXTRA=1\n"
+                                        "ZSWAP_MAX=0 /etc/victim\n", "f", &s), 2);
+        assert_string_equal(s.knob, "shrinker_enabled");
+        assert_int_equal(s.value, KNOB_OFF);
+        assert_int_equal(s.n_caps, 0);
+        assert_int_equal(parse_savefile("ZSWAP_MAX=lots /sys/fs/cgroup/b/memory.zswap.max\n", "f", &s), 1);
+        assert_int_equal(parse_savefile("ZSWAP_MAX=max relative\n", "f", &s), 1);
+        assert_int_equal(parse_savefile("ZSWAP_MAX=max\n", "f", &s), 1);
+}
+
+static void savefile_names_only_zswap_max_files(void **state) {
+        static const char *const bad[] = {
+                "/etc/victim", "/sys/fs/cgroup/system.slice/x.service/cgroup.kill",
+                "/sys/fs/cgroup/../../etc/memory.zswap.max", "/sys/fs/cgroup/a/./memory.zswap.max",
+                "/sys/fs/cgroup//memory.zswap.max", "/sys/fs/cgroup/memory.zswap.max/",
+                "/sys/fs/cgroupx/memory.zswap.max", "sys/fs/cgroup/a/memory.zswap.max", "/sys/fs/cgroup/a/../memory.zswap.max",
+        };
+        char line[256];
+        struct saved s;
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                assert_false(cap_path_valid(bad[i]));
+                snprintf(line, sizeof(line), "ZSWAP_MAX=0 %s\n", bad[i]);
+                assert_int_equal(parse_savefile(line, "f", &s), 1);
+                assert_int_equal(s.n_caps, 0);
+        }
+        assert_true(cap_path_valid("/sys/fs/cgroup/memory.zswap.max"));
+        assert_true(cap_path_valid("/sys/fs/cgroup/unified/batch.slice/memory.zswap.max"));
+        /* a repeated path is one too many */
+        assert_int_equal(parse_savefile("ZSWAP_MAX=1 /sys/fs/cgroup/b/memory.zswap.max\n"
+                                        "ZSWAP_MAX=2 /sys/fs/cgroup/b/memory.zswap.max\n", "f", &s), 1);
+        assert_string_equal(s.caps[0].value, "1");
+}
+
+/* A tampered save file writes nothing outside its rules, and the valid rest
+ * is still restored. */
+static void restore_refuses_foreign_paths(void **state) {
+        const char *root = *state;
+        char dir[512], victim[512], buf[1024];
+        struct kernel k;
+
+        kernel_init(&k, root);
+        snprintf(dir, sizeof(dir), "%s/run", root);
+        snprintf(victim, sizeof(victim), "%s/victim", root);
+        tu_write(root, "/victim", "precious\n");
+        tu_write(root, ZSWAP_PARAMS "/shrinker_enabled", "Y\n");
+        tu_write(root, "/sys/fs/cgroup/b/memory.zswap.max", "1234\n");
+        /* a symlink in place of a memory.zswap.max is not followed */
+        tu_write(root, "/sys/fs/cgroup/l/keep", "x\n");
+        snprintf(buf, sizeof(buf), "%s/sys/fs/cgroup/l/memory.zswap.max", root);
+        assert_int_equal(symlink(victim, buf), 0);
+        tu_write(root, "/run/" SAVEFILE_NAME,
+                 "ZSWAP_MAX=0 /victim\nZSWAP_MAX=0 /sys/fs/cgroup/l/memory.zswap.max\n"
+                 "KNOB=shrinker_enabled\nVALUE=N\nZSWAP_MAX=max /sys/fs/cgroup/b/memory.zswap.max\n"
+                 "ZSWAP_MAX=max /sys/fs/cgroup/new/memory.zswap.max\n");
+        assert_int_equal(savefile_restore(&k, dir), -EBADMSG); /* refused: said, never retried */
+        assert_string_equal(tu_read(root, "/victim", buf, sizeof(buf)), "precious");
+        assert_string_equal(tu_read(root, ZSWAP_PARAMS "/shrinker_enabled", buf, sizeof(buf)), "N");
+        assert_string_equal(tu_read(root, "/sys/fs/cgroup/b/memory.zswap.max", buf, sizeof(buf)), "max");
+        /* never created */
+        snprintf(buf, sizeof(buf), "%s/sys/fs/cgroup/new/memory.zswap.max", root);
+        assert_int_equal(access(buf, F_OK), -1);
+        /* nothing valid is left to restore: the file is gone */
+        assert_int_equal(access(dir, F_OK), 0);
+        snprintf(buf, sizeof(buf), "%s/" SAVEFILE_NAME, dir);
+        assert_int_equal(access(buf, F_OK), -1);
+}
+
+static void kernel_writes_only_what_it_may(void **state) {
+        const char *root = *state;
+        char p[512];
+        struct kernel k;
+
+        kernel_init(&k, root);
+        tu_write(root, "/etc/victim", "precious\n");
+        assert_int_equal(kernel_cap_write(&k, "/etc/victim", "0"), -EPERM);
+        assert_int_equal(kernel_cap_write(&k, "/sys/fs/cgroup/x/cgroup.kill", "1"), -EPERM);
+        assert_int_equal(kernel_cap_write(&k, "/sys/fs/cgroup/x/memory.zswap.max", "lots"), -EPERM);
+        assert_int_equal(kernel_cap_write(&k, "/sys/fs/cgroup/x/memory.zswap.max", "0"), -ENOENT);
+        assert_int_equal(kernel_knob_write(&k, "enabled", KNOB_OFF), -EPERM);
+        assert_int_equal(kernel_knob_write(&k, "../../../etc/victim", KNOB_OFF), -EPERM);
+        /* a FIFO is neither read nor written, and nothing blocks */
+        snprintf(p, sizeof(p), "%s/sys/fs/cgroup/x", root);
+        tu_write(root, "/sys/fs/cgroup/x/keep", "x\n");
+        snprintf(p, sizeof(p), "%s/sys/fs/cgroup/x/memory.zswap.max", root);
+        assert_int_equal(mkfifo(p, 0600), 0);
+        assert_int_equal(kernel_cap_write(&k, "/sys/fs/cgroup/x/memory.zswap.max", "0"), -ENOTREGULAR);
+        char buf[16];
+        assert_int_equal(kernel_read(&k, "/sys/fs/cgroup/x/memory.zswap.max", buf, sizeof(buf)), -ENOTREGULAR);
+        assert_string_equal(err_str(-ENOTREGULAR), "not a regular file");
+}
+
+static void savefile_fifo_and_leftovers(void **state) {
+        const char *root = *state;
+        char dir[512], p[600];
+        struct kernel k;
+        struct saved s;
+
+        kernel_init(&k, root);
+        snprintf(dir, sizeof(dir), "%s/run", root);
+        tu_write(root, "/run/" SAVEFILE_NAME ".Ab12Cd", "KNOB=shrinker_enabled\nVA");
+        tu_write(root, "/run/unrelated", "x\n");
+        snprintf(p, sizeof(p), "%s/" SAVEFILE_NAME, dir);
+        assert_int_equal(mkfifo(p, 0600), 0);
+        /* a FIFO save file does not hang --restore */
+        assert_int_equal(savefile_read(dir, &s), -ENOTREGULAR);
+        assert_true(savefile_restore(&k, dir) < 0);
+        /* the temporary file of an interrupted write is removed, nothing else */
+        snprintf(p, sizeof(p), "%s/" SAVEFILE_NAME ".Ab12Cd", dir);
+        assert_int_equal(access(p, F_OK), -1);
+        snprintf(p, sizeof(p), "%s/unrelated", dir);
+        assert_int_equal(access(p, F_OK), 0);
 }
 
 int main(void) {
@@ -234,7 +348,11 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(knob_write_reads_back, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(root_prefix_is_normalised, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(savefile_round_trip_and_restore, tu_setup_tmpdir, tu_teardown_tmpdir),
-                cmocka_unit_test(savefile_rejects_garbage),
+                cmocka_unit_test(savefile_keeps_what_is_valid),
+                cmocka_unit_test(savefile_names_only_zswap_max_files),
+                cmocka_unit_test_setup_teardown(restore_refuses_foreign_paths, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(kernel_writes_only_what_it_may, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(savefile_fifo_and_leftovers, tu_setup_tmpdir, tu_teardown_tmpdir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@ static struct policy_params params(void) {
                 .pool_high = 85, .pool_low = 70, .pool_watch = 50,
                 .sample_usec = S(1), .min_sample_usec = S(0.1), .lead_usec = S(10),
                 .idle_check_usec = S(60), .min_dwell_usec = S(10), .max_per_minute = 6,
+                .backoff_usec = POLICY_BACKOFF_FOREVER,
         };
 }
 
@@ -236,6 +237,7 @@ static void calm_interrupted_restarts_hold(void **state) {
         struct policy_state s;
         struct policy_decision d;
 
+        p.sample_usec = S(60); /* steps are samples, however far apart */
         policy_init(&s, KNOB_ON, KNOB_ON);
         step(&p, &s, 100, 30, true, 10);
         step(&p, &s, 101, 0, false, 10);
@@ -285,6 +287,7 @@ static void dwell_holds_back_and_logs_once(void **state) {
         struct policy_state s;
         struct policy_decision d;
 
+        p.sample_usec = S(60); /* steps are samples, however far apart */
         policy_init(&s, KNOB_OFF, KNOB_OFF);
         d = step(&p, &s, 100, 0, false, 90);
         assert_int_equal(d.set, KNOB_ON);
@@ -311,6 +314,7 @@ static void cap_limits_flips_per_minute(void **state) {
         p.min_dwell_usec = 0;
         p.max_per_minute = 2;
         p.hold_usec = 0;
+        p.sample_usec = S(60); /* steps are samples, however far apart */
         policy_init(&s, KNOB_ON, KNOB_ON);
         d = step(&p, &s, 100, 30, true, 10);
         assert_int_equal(d.set, KNOB_OFF);
@@ -338,7 +342,9 @@ static void safety_is_never_held(void **state) {
         assert_int_equal(d.held, HELD_NONE);
 }
 
-static void safety_reasserts_after_outside_change(void **state) {
+/* A failed write: the knob is what it is; the next sample tries again, and
+ * that is no flip (it used to count each retry against Flips.MaxPerMinute). */
+static void failed_write_is_retried_not_counted(void **state) {
         struct policy_params p = params();
         struct policy_state s;
         struct policy_decision d;
@@ -346,14 +352,99 @@ static void safety_reasserts_after_outside_change(void **state) {
         policy_init(&s, KNOB_OFF, KNOB_OFF);
         d = step(&p, &s, 100, 0, false, 90);
         assert_int_equal(d.set, KNOB_ON);
-        policy_sync_knob(&s, KNOB_OFF); /* someone turned it off */
-        d = step(&p, &s, 101, 0, false, 90);
-        assert_int_equal(d.set, KNOB_ON);
-        /* but outside the safety rule the outside value is left alone */
-        d = step(&p, &s, 200, 5, false, 80);
-        policy_sync_knob(&s, KNOB_OFF);
-        d = step(&p, &s, 201, 5, false, 80);
-        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(s.n_flips, 1);
+        for (int t = 101; t < 200; t++) {
+                policy_sync_knob(&s, KNOB_OFF); /* the write failed */
+                d = step(&p, &s, t, 0, false, 90);
+                assert_int_equal(d.set, KNOB_ON);
+                assert_int_equal(d.held, HELD_NONE);
+        }
+        assert_int_equal(s.n_flips, 1);
+        /* calm and the pool low: back to the baseline; a failed write of
+         * that is retried too, not held by Flips.MaxPerMinute */
+        p.max_per_minute = 1;
+        d = step(&p, &s, 300, 0, false, 20);
+        assert_int_equal(d.set, KNOB_OFF);
+        assert_int_equal(d.reason, REASON_CALM);
+        policy_sync_knob(&s, KNOB_ON);
+        d = step(&p, &s, 301, 0, false, 20);
+        assert_int_equal(d.set, KNOB_OFF);
+        assert_int_equal(d.reason, REASON_RETRY);
+        assert_int_equal(s.n_flips, 2);
+}
+
+/* Flips.MaxPerMinute above the old 64-entry history was no cap at all. */
+static void cap_holds_above_64_per_minute(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+        unsigned flips[601] = { 0 }, n = 0;
+
+        p.min_dwell_usec = 0;
+        p.hold_usec = 0;
+        p.max_per_minute = 100;
+        p.sample_usec = S(0.1);
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        for (int i = 0; i < 1800; i++) { /* 3 minutes of pressure on and off every 100 ms */
+                d = step(&p, &s, 100 + i * 0.1, i % 2 ? 0 : 30, i % 2 == 0, 10);
+                if (d.set != KNOB_UNSET)
+                        flips[n++ % 601] = (unsigned) i;
+        }
+        assert_true(n >= 200);
+        /* no 60 s window (600 samples) holds more than 100 */
+        for (unsigned a = 0; a < n && a < 601; a++) {
+                unsigned in = 0;
+                for (unsigned b = 0; b < n && b < 601; b++)
+                        in += flips[b] >= flips[a] && flips[b] < flips[a] + 600;
+                assert_true(in <= 100);
+        }
+}
+
+/* Leaving protection for idle respects the pool band: with Baseline=off the
+ * shrinker went off at 84% and on again at 85% (8 flips in 129 s). */
+static void calm_leaves_protection_only_below_low(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+        unsigned flips = 0;
+
+        p.hold_usec = S(5);
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        for (int t = 0; t < 129; t++) {
+                d = step(&p, &s, 100 + t, 0, false, t % 4 < 2 ? 84 : 86);
+                flips += d.set != KNOB_UNSET;
+        }
+        assert_int_equal(flips, 1);
+        assert_int_equal(s.mode, MODE_PROTECT);
+        /* down to LowPercent: back to the baseline after the hold */
+        d = step(&p, &s, 229, 0, false, 60);
+        assert_int_equal(d.set, KNOB_OFF);
+        assert_int_equal(d.mode, MODE_IDLE);
+}
+
+/* The cap in bytes is computed only when there is a cap (it used to convert
+ * -1 % of the limit to an unsigned byte count: undefined behaviour). */
+static void cap_bytes_whole_pages_or_none(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+        struct policy_sample in = { .now = S(100), .pressure_valid = true, .pool = 10,
+                                    .limit_bytes = 1000 * 4096 + 123, .n_batch = 1, .batch = 0 };
+
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        policy_decide(&p, &s, &in, &d);
+        assert_true(d.batch_cap < 0);
+        assert_int_equal(d.cap_bytes, 0);
+        p.batch = true;
+        p.batch_max = 50;
+        in.now = S(101);
+        policy_decide(&p, &s, &in, &d);
+        assert_float_equal(d.batch_cap, 50, 0);
+        assert_int_equal(d.cap_bytes, 500 * 4096);
+        assert_true(policy_cap_needs_write(false, 0, 0));
+        assert_false(policy_cap_needs_write(true, 100000, 100999));
+        assert_true(policy_cap_needs_write(true, 100000, 101001));
+        assert_true(policy_cap_needs_write(true, 0, 4096));
 }
 
 static void prediction_lets_go_only_well_clear(void **state) {
@@ -407,15 +498,54 @@ static void outside_change_adopted_only_while_idle(void **state) {
         struct policy_decision d;
 
         policy_init(&s, KNOB_OFF, KNOB_OFF);
-        assert_false(policy_knob_changed_outside(&s, KNOB_ON, false)); /* Baseline=on|off: fixed */
+        /* Baseline=on|off: the baseline is fixed, the admin's value stands for the back-off */
+        assert_int_equal(policy_knob_changed_outside(&p, &s, KNOB_ON, false, S(10)), OUTSIDE_BACKED_OFF);
         assert_int_equal(s.baseline, KNOB_OFF);
-        assert_true(policy_knob_changed_outside(&s, KNOB_ON, true));
+        policy_resume(&s);
+        assert_int_equal(policy_knob_changed_outside(&p, &s, KNOB_ON, true, S(20)), OUTSIDE_FOLLOWED);
         assert_int_equal(s.baseline, KNOB_ON);
         d = step(&p, &s, 100, 0, false, 90);  /* protect: already on, no flip */
         assert_int_equal(d.set, KNOB_UNSET);
-        assert_false(policy_knob_changed_outside(&s, KNOB_OFF, true)); /* not idle: not adopted */
+        assert_int_equal(d.mode, MODE_PROTECT);
+        /* not idle: not adopted as the baseline, and the knob is theirs */
+        assert_int_equal(policy_knob_changed_outside(&p, &s, KNOB_OFF, true, S(100)), OUTSIDE_BACKED_OFF);
         assert_int_equal(s.baseline, KNOB_ON);
-        d = step(&p, &s, 101, 0, false, 90);  /* and the safety rule puts it back */
+        d = step(&p, &s, 101, 0, false, 90);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_true(d.backed_off);
+        /* until a reload (AdminBackOffSec=infinity, the default here) */
+        d = step(&p, &s, 5000, 0, false, 90);
+        assert_int_equal(d.set, KNOB_UNSET);
+        policy_resume(&s);
+        d = step(&p, &s, 5001, 0, false, 90);
+        assert_int_equal(d.set, KNOB_ON);
+        assert_int_equal(d.reason, REASON_RETRY); /* still protecting: set again, no new flip */
+}
+
+/* A limited back-off ends by itself; 0 does not back off at all. */
+static void outside_change_backoff_times_out(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.backoff_usec = S(30);
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 0, false, 90);
+        assert_int_equal(d.set, KNOB_ON);
+        assert_int_equal(policy_knob_changed_outside(&p, &s, KNOB_OFF, true, S(101)), OUTSIDE_BACKED_OFF);
+        for (int t = 102; t < 131; t++) {
+                d = step(&p, &s, t, 0, false, 90);
+                assert_int_equal(d.set, KNOB_UNSET);
+        }
+        d = step(&p, &s, 131, 0, false, 90);
+        assert_int_equal(d.set, KNOB_ON);
+        assert_false(d.backed_off);
+        /* the mode kept following the samples meanwhile: none of this counted as a flip */
+        assert_int_equal(s.n_flips, 1);
+
+        p.backoff_usec = 0;
+        assert_int_equal(policy_knob_changed_outside(&p, &s, KNOB_OFF, true, S(140)), OUTSIDE_BACKED_OFF);
+        d = step(&p, &s, 141, 0, false, 90);
         assert_int_equal(d.set, KNOB_ON);
 }
 
@@ -642,9 +772,13 @@ int main(void) {
                 cmocka_unit_test(dwell_holds_back_and_logs_once),
                 cmocka_unit_test(cap_limits_flips_per_minute),
                 cmocka_unit_test(safety_is_never_held),
-                cmocka_unit_test(safety_reasserts_after_outside_change),
+                cmocka_unit_test(failed_write_is_retried_not_counted),
+                cmocka_unit_test(cap_holds_above_64_per_minute),
+                cmocka_unit_test(calm_leaves_protection_only_below_low),
+                cmocka_unit_test(cap_bytes_whole_pages_or_none),
                 cmocka_unit_test(no_knob_never_flips),
                 cmocka_unit_test(outside_change_adopted_only_while_idle),
+                cmocka_unit_test(outside_change_backoff_times_out),
                 cmocka_unit_test(prediction_lets_go_only_well_clear),
                 cmocka_unit_test(collapse_of_the_pool_is_no_reason_to_flip),
                 cmocka_unit_test(capped_batch_is_no_reason_to_protect),

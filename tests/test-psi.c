@@ -14,6 +14,7 @@
 #include "conf.h"
 #include "psi.h"
 #include "testutil.h"
+#include "util.h"
 
 static void parse_some_and_full(void **state) {
         const char *psi = "some avg10=1.50 avg60=0.30 avg300=0.05 total=123456\n"
@@ -32,13 +33,18 @@ static void parse_some_and_full(void **state) {
 static void parse_malformed(void **state) {
         uint64_t t;
 
-        assert_int_equal(parse_psi("", PSI_SOME, &t), -ENOENT);
+        assert_int_equal(parse_psi("", PSI_SOME, &t), -EBADMSG);
         /* a cpu-style file has no full line in old kernels */
-        assert_int_equal(parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00 total=7\n", PSI_FULL, &t), -ENOENT);
-        assert_int_equal(parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00\nfull total=3\n", PSI_SOME, &t), -EINVAL);
-        assert_int_equal(parse_psi("some avg10=0.00 total=12ab\n", PSI_SOME, &t), -EINVAL);
-        assert_int_equal(parse_psi("some avg10=0.00 total=\n", PSI_SOME, &t), -EINVAL);
-        assert_int_equal(parse_psi("some total=99999999999999999999999\n", PSI_SOME, &t), -ERANGE);
+        assert_int_equal(parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00 total=7\n", PSI_FULL, &t), -EBADMSG);
+        assert_int_equal(parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00\nfull total=3\n", PSI_SOME, &t), -EBADMSG);
+        assert_int_equal(parse_psi("some avg10=0.00 total=12ab\n", PSI_SOME, &t), -EBADMSG);
+        assert_int_equal(parse_psi("some avg10=0.00 total=\n", PSI_SOME, &t), -EBADMSG);
+        /* garbage is garbage, not a missing file (it used to say "No such file or directory") */
+        assert_int_equal(parse_psi("garbage\n", PSI_SOME, &t), -EBADMSG);
+        assert_string_equal(err_str(-EBADMSG), "unexpected contents");
+        /* " total=" on a later line does not belong to this one */
+        assert_int_equal(parse_psi("some avg10=0.00\nfull total=3\n", PSI_SOME, &t), -EBADMSG);
+        assert_int_equal(parse_psi("some total=99999999999999999999999\n", PSI_SOME, &t), -EBADMSG);
 }
 
 static void window_rounds_up_to_2s(void **state) {

@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "manager.h"
 #include "savefile.h"
+#include "state.h"
 #include "testutil.h"
 #include "util.h"
 
@@ -123,7 +125,7 @@ static int start(struct fake *f, const char *config) {
         manager_init(&f->m);
         f->m.config_path = f->conf;
         f->m.use_udev = false;
-        snprintf(f->m.state_dir, sizeof(f->m.state_dir), "%s", f->state);
+        snprintf(f->m.state.dir, sizeof(f->m.state.dir), "%s", f->state);
         kernel_init(&f->m.kernel, f->root);
         if (manager_load_config(&f->m, err, sizeof(err)) < 0)
                 fail_msg("config: %s", err);
@@ -162,13 +164,13 @@ static void full_cycle(void **state) {
         assert_logged(f, "Swap: 1 active device(s)");
         assert_logged(f, "PSI: /proc/pressure/memory, no trigger (not a kernel PSI file)");
         assert_string_equal(knob(f), "Y");
-        assert_string_equal(f->m.status, "Idle, shrinker_enabled=Y, pressure 0.0%, pool 10% of limit");
+        assert_string_equal(f->m.report.status, "Idle, shrinker_enabled=Y, pressure 0.0%, pool 10% of limit");
 
         at(f, 1, 30, 500, 12);
         assert_string_equal(knob(f), "N");
         assert_logged(f, "Shrinker off: pressure 30.0% >= 10%, pool 12% of limit");
         assert_logged(f, "KNOB_VALUE=N PREVIOUS_VALUE=Y MODE=throughput REASON=pressure");
-        assert_string_equal(f->m.status, "Favouring stores, shrinker_enabled=N, pressure 30.0%, pool 12% of limit");
+        assert_string_equal(f->m.report.status, "Favouring stores, shrinker_enabled=N, pressure 30.0%, pool 12% of limit");
         /* the original value was saved before the write */
         assert_int_equal(savefile_read(f->state, &sv), 0);
         assert_int_equal(sv.value, KNOB_ON);
@@ -200,7 +202,8 @@ static void full_cycle(void **state) {
         assert_int_equal(count_logged(f, "Shrinker on:"), 1);
 }
 
-static void sigterm_path_restores(void **state) {
+/* What every exit path calls (SIGTERM itself: test-events.c). */
+static void restore_puts_everything_back(void **state) {
         struct fake *f = *state;
         struct saved sv;
 
@@ -234,12 +237,12 @@ static void dry_run_never_writes(void **state) {
         struct saved sv;
 
         assert_int_equal(start(f, QUICK "[Daemon]\nDryRun=yes\n"), 0);
-        assert_logged(f, "Dry run: the knob is never written");
+        assert_logged(f, "Dry run: the knob and the batch caps are never written");
         at(f, 1, 30, 500, 12);
         assert_string_equal(knob(f), "Y");
         assert_logged(f, "Would set shrinker_enabled=N: pressure 30.0%");
         assert_logged(f, "DRY_RUN=1");
-        assert_string_equal(f->m.status, "Favouring stores, shrinker_enabled=N, pressure 30.0%, pool 12% of limit (dry run)");
+        assert_string_equal(f->m.report.status, "Favouring stores, shrinker_enabled=N, pressure 30.0%, pool 12% of limit (dry run)");
         at(f, 2, 30, 500, 90);
         assert_logged(f, "Would set shrinker_enabled=Y: pool at 90%");
         assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
@@ -274,7 +277,7 @@ static void outside_change_while_idle_becomes_baseline(void **state) {
         assert_int_equal(start(f, QUICK), 0);
         tu_write(f->root, ZSWAP_PARAMS "/shrinker_enabled", "N\n"); /* the admin */
         at(f, 1, 0, 0, 10);
-        assert_logged(f, "shrinker_enabled was changed to N outside zswap-tuned");
+        assert_logged(f, "shrinker_enabled was set to N outside zswap-tuned while idle; that is the baseline now");
         at(f, 2, 30, 500, 10);   /* throughput: already N, no write needed */
         assert_int_equal(count_logged(f, "Shrinker off"), 0);
         at(f, 3, 0, 0, 90);
@@ -307,7 +310,7 @@ static void no_knob_means_monitor_only(void **state) {
         assert_int_equal(start(f, QUICK), 0);
         assert_logged(f, "monitoring only");
         at(f, 1, 0, 0, 95);
-        assert_string_equal(f->m.status, "Protecting pool, knob none, pressure 0.0%, pool 95% of limit");
+        assert_string_equal(f->m.report.status, "Protecting pool, knob none, pressure 0.0%, pool 95% of limit");
         assert_logged(f, "Mode: Protecting pool");
         assert_false(logged(f, "Shrinker on"));
 }
@@ -363,7 +366,8 @@ static void cgroup_source_comes_and_goes(void **state) {
         snprintf(path, sizeof(path), "%s/sys/fs/cgroup/app.slice/memory.pressure", f->root);
         unlink(path);
         at(f, 3, 0, 0, 10);
-        assert_logged(f, "is gone; ignoring it until it is back");
+        assert_logged(f, "PSI: cannot read /sys/fs/cgroup/app.slice/memory.pressure: No such file or directory; "
+                         "ignoring it until it is back");
 }
 
 static void reload_applies_or_keeps(void **state) {
@@ -531,16 +535,222 @@ static void unreadable_pool_decides_nothing(void **state) {
         at(f, 2, 30, 500, 12);
         assert_string_equal(knob(f), "Y");
         assert_int_equal(count_logged(f, "Cannot read the zswap pool"), 1);
+        assert_logged(f, "Cannot read the zswap pool: unexpected contents");
         f->broken_meminfo = false;
         at(f, 3, 30, 500, 12);
         assert_logged(f, "The zswap pool is readable again");
+}
+
+/* Defect: favouring stores (knob off), the pool became unreadable and the
+ * knob stayed off for ten minutes at a 99% pool. */
+static void unreadable_pool_goes_back_to_baseline(void **state) {
+        struct fake *f = *state;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
+        batch_use(f, 0);
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
+        at(f, 1, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+        assert_string_not_equal(zswap_max(f), "max");
+        f->broken_meminfo = true;
+        for (int t = 2; t <= 11; t++) {
+                at(f, t, 30, 500, 99);
+                assert_string_equal(knob(f), "N"); /* within the grace period */
+        }
+        at(f, 12, 30, 500, 99);
+        assert_string_equal(knob(f), "Y");
+        assert_string_equal(zswap_max(f), "max");
+        assert_logged(f, "Mode: Idle: the pool has been unreadable for 10 s; batch caps lifted");
+        assert_logged(f, "Shrinker back to baseline (on): the pool has been unreadable for 10 s");
+        for (int t = 13; t <= 30; t++)
+                at(f, t, 30, 500, 99);
+        assert_int_equal(count_logged(f, "Cannot read the zswap pool"), 1);
+        assert_int_equal(count_logged(f, "Shrinker"), 2);
+        /* readable again: deciding again */
+        f->broken_meminfo = false;
+        at(f, 31, 30, 500, 12);
+        at(f, 32, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+}
+
+static void zswap_disabled_at_run_time(void **state) {
+        struct fake *f = *state;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
+        batch_use(f, 0);
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
+        at(f, 1, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+        tu_write(f->root, ZSWAP_PARAMS "/enabled", "N\n");
+        at(f, 2, 30, 500, 12);
+        assert_string_equal(knob(f), "Y");
+        assert_string_equal(zswap_max(f), "max");
+        assert_logged(f, "zswap is disabled; back to the baseline until it is enabled");
+        at(f, 3, 30, 500, 12);
+        /* said once: the notice, the mode line and the flip back */
+        assert_int_equal(count_logged(f, "zswap is disabled"), 3);
+        tu_write(f->root, ZSWAP_PARAMS "/enabled", "Y\n");
+        at(f, 4, 30, 500, 12);
+        assert_logged(f, "The zswap pool is enabled again");
+        at(f, 5, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+        assert_string_not_equal(zswap_max(f), "max");
+}
+
+/* Defect: a reload into DryRun=yes left the knob off for good. */
+static void reload_into_dry_run_restores(void **state) {
+        struct fake *f = *state;
+        struct saved sv;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
+        batch_use(f, 0);
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
+        at(f, 1, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+        tu_write(f->root, "/zswap-tuned.conf", QUICK "[Batch]\nCgroups=batch.slice\n[Daemon]\nDryRun=yes\n");
+        assert_int_equal(manager_reload(&f->m), 0);
+        assert_string_equal(knob(f), "Y");
+        assert_string_equal(zswap_max(f), "max");
+        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+        at(f, 2, 30, 500, 12);
+        at(f, 3, 30, 500, 12);
+        assert_string_equal(knob(f), "Y");
+        assert_logged(f, "Would set shrinker_enabled=N");
+        /* and back out of the dry run: deciding for real again */
+        tu_write(f->root, "/zswap-tuned.conf", QUICK "[Batch]\nCgroups=batch.slice\n");
+        assert_int_equal(manager_reload(&f->m), 0);
+        at(f, 4, 30, 500, 12);
+        at(f, 5, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+}
+
+/* Defect: a failing write was logged every sample and counted as a flip. */
+static void failing_knob_write_said_once(void **state) {
+        struct fake *f = *state;
+        char path[600];
+
+        assert_int_equal(start(f, QUICK), 0);
+        snprintf(path, sizeof(path), "%s" ZSWAP_PARAMS "/shrinker_enabled", f->root);
+        unlink(path);
+        assert_int_equal(mkfifo(path, 0600), 0);
+        for (int t = 1; t <= 30; t++)
+                at(f, t, 30, 500, 12);
+        assert_int_equal(count_logged(f, "Cannot set shrinker_enabled=N: not a regular file"), 1);
+        assert_int_equal(count_logged(f, "Shrinker off"), 0);
+        assert_int_equal(f->m.policy.n_flips, 1); /* the one decision, not each retry */
+        unlink(path);
+        tu_write(f->root, ZSWAP_PARAMS "/shrinker_enabled", "Y\n");
+        at(f, 31, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+        assert_logged(f, "Set shrinker_enabled=N after 30 failed attempts");
+        assert_int_equal(count_logged(f, "Shrinker off"), 1);
+        assert_int_equal(f->m.policy.n_flips, 1);
+}
+
+/* Defect: a hand-started second instance restored the service's caps,
+ * adopted its saved value and deleted the save file. */
+static void second_instance_refused(void **state) {
+        struct fake *f = *state;
+        struct manager m2;
+        struct saved sv;
+
+        assert_int_equal(start(f, QUICK), 0);
+        at(f, 1, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+        manager_init(&m2);
+        m2.use_udev = false;
+        snprintf(m2.state.dir, sizeof(m2.state.dir), "%s", f->state);
+        kernel_init(&m2.kernel, f->root);
+        assert_int_equal(manager_start(&m2, NULL), EXIT_RUNNING);
+        assert_int_equal(manager_restore(&m2), 0);
+        manager_free(&m2);
+        assert_logged(f, "Another zswap-tuned is running: it holds the state directory");
+        assert_string_equal(knob(f), "N");
+        assert_int_equal(savefile_read(f->state, &sv), 0);
+        assert_int_equal(sv.value, KNOB_ON);
+        /* --restore refuses too */
+        assert_int_equal(state_restore(&f->m.kernel, f->state), -EBUSY);
+        assert_string_equal(knob(f), "N");
+}
+
+static void removed_batch_cgroup_is_forgotten(void **state) {
+        struct fake *f = *state;
+        char path[600];
+        struct saved sv;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
+        batch_use(f, 0);
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
+        assert_string_not_equal(zswap_max(f), "max");
+        snprintf(path, sizeof(path), "%s/sys/fs/cgroup/batch.slice", f->root);
+        tu_rm_rf(path);
+        for (int t = 1; t <= 20; t++)
+                at(f, t, 30, 500, t < 10 ? 12 : 40);
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_int_equal(count_logged(f, "Batch: /sys/fs/cgroup/batch.slice/memory.zswap.max is gone; forgetting its cap"),
+                         1);
+        assert_false(logged(f, "Lifted the zswap cap"));
+        assert_false(logged(f, "Cannot"));
+        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+        assert_int_equal(access(path, F_OK), -1); /* never created */
+}
+
+static void knob_file_vanishes(void **state) {
+        struct fake *f = *state;
+        char path[600];
+        struct saved sv;
+
+        assert_int_equal(start(f, QUICK), 0);
+        at(f, 1, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+        snprintf(path, sizeof(path), "%s" ZSWAP_PARAMS "/shrinker_enabled", f->root);
+        unlink(path);
+        for (int t = 2; t <= 10; t++)
+                at(f, t, t < 5 ? 30 : 0, 500, t < 5 ? 12 : 90);
+        assert_int_equal(count_logged(f, "is gone; nothing to steer or restore there"), 1);
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_false(logged(f, "Cannot"));
+        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+        assert_int_equal(access(path, F_OK), -1);
+}
+
+/* An admin writes the knob while the daemon is not idle: it stops fighting
+ * until a reload (AdminBackOffSec=infinity), still capping. */
+static void admin_write_backs_off_until_reload(void **state) {
+        struct fake *f = *state;
+
+        assert_int_equal(start(f, QUICK), 0);
+        at(f, 1, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+        tu_write(f->root, ZSWAP_PARAMS "/shrinker_enabled", "Y\n"); /* the admin */
+        for (int t = 2; t <= 40; t++)
+                at(f, t, t < 20 ? 30 : 0, 500, 12);
+        assert_string_equal(knob(f), "Y");
+        assert_int_equal(count_logged(f, "shrinker_enabled was set to Y outside zswap-tuned; leaving the knob alone "
+                                         "until the next reload"), 1);
+        assert_logged(f, "BACKOFF_SEC=infinity");
+        at(f, 41, 30, 500, 12);
+        at(f, 42, 30, 500, 12);
+        assert_string_equal(knob(f), "Y");
+        assert_string_equal(f->m.report.status, "Favouring stores (knob left to the admin), shrinker_enabled=Y, "
+                                                 "pressure 30.0%, pool 12% of limit");
+        assert_int_equal(manager_reload(&f->m), 0);
+        at(f, 43, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+        /* the admin's value is what goes back on exit */
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(knob(f), "Y");
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
 #define T(x) cmocka_unit_test_setup_teardown(x, setup, teardown)
                 T(full_cycle),
-                T(sigterm_path_restores),
+                T(restore_puts_everything_back),
                 T(prediction_acts_before_the_limit),
                 T(dry_run_never_writes),
                 T(dwell_holds_back_once),
@@ -558,6 +768,14 @@ int main(void) {
                 T(batch_cap_survives_sigkill),
                 T(batch_without_v2_is_said_once),
                 T(batch_dry_run_writes_nothing),
+                T(unreadable_pool_goes_back_to_baseline),
+                T(zswap_disabled_at_run_time),
+                T(reload_into_dry_run_restores),
+                T(failing_knob_write_said_once),
+                T(second_instance_refused),
+                T(removed_batch_cgroup_is_forgotten),
+                T(knob_file_vanishes),
+                T(admin_write_backs_off_until_reload),
 #undef T
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "batch.h"
+#include "log.h"
+#include "report.h"
+#include "util.h"
+
+_Static_assert(CONF_MAX_CGROUPS <= SAVED_MAX_CAPS, "every batch cgroup's original must fit in the save file");
+
+void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list *cgroups, double max_pct) {
+        b->n = 0;
+        for (unsigned i = 0; i < cgroups->n; i++) {
+                struct batch_cg *c = &b->cg[b->n];
+                *c = (struct batch_cg) { 0 };
+                snprintf(c->spec, sizeof(c->spec), "%s", cgroups->item[i]);
+                if (kernel_cgroup_path(k, c->spec, "memory.zswap.max", c->path, sizeof(c->path)) < 0 ||
+                    kernel_cgroup_path(k, c->spec, "memory.zswap.current", c->cur_path, sizeof(c->cur_path)) < 0) {
+                        log_warning("Batch: cgroup path too long: %s; not capping it", c->spec);
+                        continue;
+                }
+                if (!cap_path_valid(c->path)) {
+                        log_warning("Batch: %s is not a cgroup below " CGROUP_ROOT "; not capping it", c->spec);
+                        continue;
+                }
+                b->n++;
+                if (kernel_exists(k, c->path))
+                        log_info("Batch: %s, zswap capped at most at %g%% of the pool limit, less when the "
+                                 "rest of the pool leaves less room", c->path, max_pct);
+                else {
+                        log_notice("Batch: %s does not exist (no cgroup v2 memory controller, or the cgroup is not "
+                                   "there yet); it is capped once it exists", c->path);
+                        c->missing = true;
+                }
+        }
+}
+
+void batch_sample(struct batch *b, const struct kernel *k, uint64_t limit_bytes, unsigned *n, double *pct) {
+        uint64_t used = 0;
+        char buf[32];
+
+        *n = 0;
+        *pct = 0;
+        if (limit_bytes == 0)
+                return;
+        for (unsigned i = 0; i < b->n; i++) {
+                struct batch_cg *c = &b->cg[i];
+                uint64_t cur;
+
+                if (c->failures > 0 || kernel_read(k, c->cur_path, buf, sizeof(buf)) <= 0 ||
+                    parse_u64(strstrip(buf), &cur) < 0)
+                        continue;
+                used += cur;
+                (*n)++;
+        }
+        *pct = 100.0 * (double) used / (double) limit_bytes;
+}
+
+/* The cgroup was removed while capped: nothing to restore there any more. */
+static void forget(struct batch_cg *c, struct state *st) {
+        if (c->capped)
+                log_info("Batch: %s is gone; forgetting its cap", c->path);
+        state_forget_cap(st, c->path);
+        c->capped = c->written = false;
+        c->missing = true;
+        c->failures = 0;
+}
+
+static int uncap(struct batch_cg *c, const struct kernel *k, struct state *st) {
+        const char *orig = state_saved_cap(st, c->path);
+        int r;
+
+        if (!c->written) {
+                if (c->capped)
+                        report_cap(LOG_NOTICE, c->spec, "original", true, "Lifted the zswap cap of %s", c->spec);
+                c->capped = false;
+                return 0;
+        }
+        if (!orig) { /* cannot happen: saved before the first write */
+                c->capped = c->written = false;
+                return 0;
+        }
+        r = kernel_cap_write(k, c->path, orig);
+        if (r == -ENOENT) {
+                forget(c, st);
+                return 0;
+        }
+        if (r < 0) {
+                log_error("Cannot restore %s to %s: %s", c->path, orig, err_str(r));
+                return r; /* stays in the save file for --restore */
+        }
+        report_cap(LOG_NOTICE, c->spec, orig, false, "Lifted the zswap cap of %s (memory.zswap.max back to %s)",
+                   c->spec, orig);
+        c->capped = c->written = false;
+        state_forget_cap(st, c->path);
+        return 0;
+}
+
+int batch_uncap_all(struct batch *b, const struct kernel *k, struct state *st) {
+        int ret = 0;
+
+        for (unsigned i = 0; i < b->n; i++) {
+                int r = uncap(&b->cg[i], k, st);
+                if (r < 0)
+                        ret = r;
+        }
+        return ret;
+}
+
+/* Before the first cap: is it there, and what does it hold? Saved first. */
+static bool prepare(struct batch_cg *c, const struct kernel *k, struct state *st, bool dry_run) {
+        char orig[32];
+        ssize_t n = kernel_read(k, c->path, orig, sizeof(orig));
+
+        if (n <= 0 || !cap_value_valid(strstrip(orig))) {
+                if (!c->missing)
+                        log_notice("Batch: cannot read %s: %s; not capped", c->path,
+                                   n < 0 ? err_str((int) n) : "unexpected contents");
+                c->missing = true;
+                return false;
+        }
+        if (c->missing)
+                log_info("Batch: %s is there now", c->path);
+        c->missing = false;
+        if (!dry_run && !state_saved_cap(st, c->path))
+                state_save_cap(st, c->path, orig);
+        return true;
+}
+
+static void cap(struct batch_cg *c, const struct kernel *k, struct state *st, bool dry_run,
+                const struct policy_decision *d) {
+        const char *fields[] = { "MESSAGE_ID=" MESSAGE_ID_WRITE_FAILED, NULL };
+        char val[32], human[32];
+        int r;
+
+        if (c->capped && !policy_cap_needs_write(true, c->cap, d->cap_bytes))
+                return;
+        if (!c->capped && !prepare(c, k, st, dry_run))
+                return;
+        snprintf(val, sizeof(val), "%llu", (unsigned long long) d->cap_bytes);
+        if (!dry_run) {
+                r = kernel_cap_write(k, c->path, val);
+                if (r == -ENOENT) {
+                        forget(c, st);
+                        return;
+                }
+                if (r < 0) {
+                        if (c->failures++ == 0)
+                                log_fields(LOG_ERR, fields, "Cannot write %s=%s: %s; trying again at each sample, "
+                                           "said once", c->path, val, err_str(r));
+                        return;
+                }
+                if (c->failures > 0)
+                        log_notice("Wrote %s=%s after %u failed attempts", c->path, val, c->failures);
+                c->failures = 0;
+                c->written = true;
+        }
+        format_bytes(human, sizeof(human), d->cap_bytes);
+        if (!c->capped)
+                report_cap(LOG_NOTICE, c->spec, val, dry_run,
+                           "Capped the zswap use of %s at %s (%.0f%% of the pool limit): %s", c->spec, human,
+                           d->batch_cap, d->cap_text);
+        else /* expected, as the rest of the pool grows and shrinks */
+                report_cap(LOG_INFO, c->spec, val, dry_run,
+                           "Moved the zswap cap of %s to %s (%.0f%% of the pool limit): %s", c->spec, human,
+                           d->batch_cap, d->cap_text);
+        c->capped = true;
+        c->cap = d->cap_bytes;
+}
+
+void batch_apply(struct batch *b, const struct kernel *k, struct state *st, bool dry_run,
+                 const struct policy_decision *d) {
+        if (d->batch_keep)
+                return;
+        for (unsigned i = 0; i < b->n; i++) {
+                if (d->batch_cap >= 0)
+                        cap(&b->cg[i], k, st, dry_run, d);
+                else
+                        (void) uncap(&b->cg[i], k, st);
+        }
+}
+
+void batch_restore_saved(const struct kernel *k, struct state *st) {
+        for (unsigned i = 0; i < st->save.n_caps;) {
+                struct saved_cap c = st->save.caps[i];
+                int r = kernel_cap_write(k, c.path, c.value);
+
+                if (r < 0 && r != -ENOENT) {
+                        log_warning("Cannot restore %s to %s left by a previous run: %s", c.path, c.value,
+                                    err_str(r));
+                        i++;
+                        continue;
+                }
+                if (r == 0)
+                        log_notice("Restored %s to %s, left capped by a previous run", c.path, c.value);
+                state_forget_cap(st, c.path);
+        }
+}

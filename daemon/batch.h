@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* Batch cgroups ([Batch] Cgroups=): their memory.zswap.max paths, the caps
+ * written there and every write. Each original is saved (state.c) before the
+ * first cap and put back by batch_uncap_all(). */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "kernel.h"
+#include "policy.h"
+#include "state.h"
+
+struct batch_cg {
+        char spec[256];         /* as configured */
+        char path[512];         /* memory.zswap.max below the root prefix */
+        char cur_path[512];     /* memory.zswap.current */
+        bool capped;            /* a cap is in force (or would be, dry run) */
+        bool written;           /* ... and was written for real: restore it */
+        uint64_t cap;           /* bytes, as written */
+        bool missing;           /* said that it is not there */
+        unsigned failures;      /* cap writes failed in a row (said once) */
+};
+
+struct batch {
+        struct batch_cg cg[CONF_MAX_CGROUPS];
+        unsigned n;
+};
+
+void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list *cgroups, double max_pct);
+/* How many batch cgroups can be capped (they are there, their last cap write
+ * did not fail) and what they use, in percent of limit_bytes. */
+void batch_sample(struct batch *b, const struct kernel *k, uint64_t limit_bytes, unsigned *n, double *pct);
+/* Carry out the decision's caps. */
+void batch_apply(struct batch *b, const struct kernel *k, struct state *st, bool dry_run,
+                 const struct policy_decision *d);
+/* Lift every cap we set, dry run or not. */
+int batch_uncap_all(struct batch *b, const struct kernel *k, struct state *st);
+/* Put back the caps a previous instance left in the save file. */
+void batch_restore_saved(const struct kernel *k, struct state *st);

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The PSI sources: /proc/pressure/memory and each configured cgroup's
+ * memory.pressure, with a trigger armed on each that wakes the event loop,
+ * and the pressure figure each sample reads from them. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "conf.h"
+#include "kernel.h"
+
+struct psi_src {
+        char spec[256];         /* what the config said ("system" for /proc/pressure/memory) */
+        char path[512];         /* memory.pressure below the root prefix */
+        int fd;                 /* armed trigger, -1 if none */
+        sd_event_source *io;
+        bool have_total;
+        uint64_t total;
+        bool gone;              /* missing or removed; retried while sampling */
+        bool wake_only;         /* a batch cgroup: its stalls wake us, but are not pressure */
+};
+
+struct sources {
+        struct psi_src src[1 + 2 * CONF_MAX_CGROUPS];
+        unsigned n;
+        const struct kernel *kernel;
+        sd_event *event;        /* NULL: nothing to arm triggers in (tests) */
+        /* a trigger fired, or a source went away */
+        void (*wake)(void *userdata);
+        void *userdata;
+        int type;               /* enum psi_type */
+        uint64_t stall_usec, window_usec;
+};
+
+/* (Re)build the sources from the configuration and arm their triggers. */
+void sources_setup(struct sources *s, const struct conf *c);
+/* Stall time over the last dt usec in percent, the maximum over the pressure
+ * sources that have a delta (a new one has none yet). Sources that went away
+ * are retried. */
+double sources_sample(struct sources *s, uint64_t dt);
+/* Is any trigger armed? Without one nothing wakes us: poll. */
+bool sources_armed(const struct sources *s);
+void sources_free(struct sources *s);
