@@ -1,19 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <dirent.h>
 #include <errno.h>
 #include <ini.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "conf-reader.h"
 #include "conf.h"
 #include "log.h"
 #include "util.h"
 
-enum key_type { T_BOOL, T_UINT, T_PERCENT, T_ENUM, T_LOGLEVEL, T_CGROUPS };
+enum key_type { T_BOOL, T_UINT, T_SEC_INF, T_PERCENT, T_ENUM, T_LOGLEVEL, T_CGROUPS };
 
 struct key {
         const char *section, *name;
@@ -50,12 +49,15 @@ static const struct key keys[] = {
         K("Pool", "IdleCheckSec", T_UINT, idle_check_sec, 0, 86400, NULL),
         K("Flips", "MinDwellSec", T_UINT, min_dwell_sec, 0, 3600, NULL),
         K("Flips", "MaxPerMinute", T_UINT, max_per_minute, 0, 600, NULL),
+        K("Flips", "AdminBackOffSec", T_SEC_INF, admin_backoff_sec, 0, 86400, NULL),
         K("Batch", "Cgroups", T_CGROUPS, batch_cgroups, 0, 0, NULL),
         K("Batch", "ZswapMaxPercent", T_PERCENT, batch_zswap_max, 0, 100, NULL),
 };
 #undef K
 
 #define N_KEYS ELEMENTSOF(keys)
+
+static const char *const section_names[] = { "Daemon", "Pressure", "Pool", "Flips", "Batch", NULL };
 
 void conf_defaults(struct conf *c) {
         *c = (struct conf) {
@@ -79,6 +81,7 @@ void conf_defaults(struct conf *c) {
                 .idle_check_sec = 60,
                 .min_dwell_sec = 10,
                 .max_per_minute = 6,
+                .admin_backoff_sec = CONF_INFINITY,
                 .batch_zswap_max = 70,
         };
 }
@@ -111,101 +114,52 @@ struct origin {
 
 struct parser {
         struct conf *conf;
-        const char *file;
-        FILE *f;
-        unsigned line;
+        struct conf_reader r;   /* the file being read */
+        struct conf_error e;
         unsigned seq;
         struct origin origin[N_KEYS];
-        char *files[64];        /* names of the files read, for origins */
+        char **files;           /* names of the files read, for origins */
         unsigned n_files;
-        char *err;
-        size_t errsize;
-        bool failed;
 };
 
-static void fail(struct parser *p, const char *file, unsigned line, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
+#define fail(p, file, line, ...) conf_error(&(p)->e, file, line, __VA_ARGS__)
+#define fail_here(p, ...) fail(p, (p)->r.file, (p)->r.lineno, __VA_ARGS__)
 
-static void fail(struct parser *p, const char *file, unsigned line, const char *fmt, ...) {
-        char msg[512];
-        va_list ap;
-
-        if (p->failed) /* the first error is the one to fix first */
-                return;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
-        if (line > 0)
-                snprintf(p->err, p->errsize, "%s:%u: %s", file, line, msg);
-        else
-                snprintf(p->err, p->errsize, "%s: %s", file, msg);
-        p->failed = true;
-}
-
-static bool section_known(const char *s) {
-        for (size_t i = 0; i < N_KEYS; i++)
-                if (strcmp(keys[i].section, s) == 0)
-                        return true;
-        return false;
-}
-
-/* inih does not tell the handler the line number (that needs a compile-time
- * option distributions do not set), and never reports a section without keys.
- * So read lines ourselves: count them, and check section headers here. */
-static char *reader(char *str, int num, void *stream) {
-        struct parser *p = stream;
-        char *s, *end;
-
-        if (!fgets(str, num, p->f))
-                return NULL;
-        p->line++;
-        s = str;
-        while (*s == ' ' || *s == '\t')
-                s++;
-        if (*s != '[')
-                return str;
-        end = strchr(s, ']');
-        if (!end) {
-                fail(p, p->file, p->line, "section header without closing ']'");
-                return str;
+/* The shortest "%.Nf" that reads back as d: no exponent, which the parser
+ * would not take, and no rounding (%g makes 84.9999999 "85"). */
+static const char *format_number(char *buf, size_t size, double d) {
+        for (int prec = 0; prec <= 400; prec++) {
+                snprintf(buf, size, "%.*f", prec, d);
+                if (strtod(buf, NULL) == d)
+                        break;
         }
-        char name[64];
-        size_t len = (size_t) (end - s - 1);
-        if (len >= sizeof(name))
-                len = sizeof(name) - 1;
-        memcpy(name, s + 1, len);
-        name[len] = '\0';
-        if (!section_known(name))
-                fail(p, p->file, p->line, "unknown section [%s] (known: Daemon, Pressure, Pool, Flips, Batch)", name);
-        return str;
+        return buf;
 }
 
 static int set_cgroups(struct parser *p, struct conf_list *l, const char *value) {
-        char buf[4096], *save = NULL;
+        char *buf = strdup(value), *save = NULL;
+        int ok = 1;
 
         free_list(l);
-        if (strlen(value) >= sizeof(buf)) {
-                fail(p, p->file, p->line, "Cgroups= value too long");
+        if (!buf) {
+                fail_here(p, "out of memory");
                 return 0;
         }
-        strcpy(buf, value);
-        for (char *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-                if (l->n >= CONF_MAX_CGROUPS) {
-                        fail(p, p->file, p->line, "Cgroups= lists more than %d cgroups", CONF_MAX_CGROUPS);
-                        return 0;
+        for (char *w = strtok_r(buf, " \t", &save); ok && w; w = strtok_r(NULL, " \t", &save)) {
+                if (l->n >= CONF_MAX_CGROUPS)
+                        fail_here(p, "Cgroups= lists more than %d cgroups", CONF_MAX_CGROUPS);
+                else if (strstr(w, ".."))
+                        fail_here(p, "Cgroups= path '%s' must not contain '..'", w);
+                else if (!(l->item[l->n] = strdup(w)))
+                        fail_here(p, "out of memory");
+                else {
+                        l->n++;
+                        continue;
                 }
-                if (strstr(w, "..")) {
-                        fail(p, p->file, p->line, "Cgroups= path '%s' must not contain '..'", w);
-                        return 0;
-                }
-                l->item[l->n] = strdup(w);
-                if (!l->item[l->n]) {
-                        fail(p, p->file, p->line, "out of memory");
-                        return 0;
-                }
-                l->n++;
+                ok = 0;
         }
-        return 1;
+        free(buf);
+        return ok;
 }
 
 static int set_value(struct parser *p, const struct key *k, const char *value) {
@@ -218,22 +172,32 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
         case T_BOOL:
                 r = parse_boolean(value);
                 if (r < 0) {
-                        fail(p, p->file, p->line, "%s=%s: expected a boolean (yes or no)", k->name, value);
+                        fail_here(p, "%s=%s: expected a boolean (yes or no)", k->name, value);
                         return 0;
                 }
                 *(bool *) field = r;
                 return 1;
         case T_UINT:
                 if (parse_u64(value, &u) < 0 || u < k->min || u > k->max) {
-                        fail(p, p->file, p->line, "%s=%s: expected a whole number from %.0f to %.0f",
+                        fail_here(p, "%s=%s: expected a whole number from %.0f to %.0f",
                              k->name, value, k->min, k->max);
+                        return 0;
+                }
+                *(unsigned *) field = (unsigned) u;
+                return 1;
+        case T_SEC_INF:
+                if (strcasecmp(value, "infinity") == 0)
+                        u = CONF_INFINITY;
+                else if (parse_u64(value, &u) < 0 || u < k->min || u > k->max) {
+                        fail_here(p, "%s=%s: expected a whole number from %.0f to %.0f or infinity",
+                                  k->name, value, k->min, k->max);
                         return 0;
                 }
                 *(unsigned *) field = (unsigned) u;
                 return 1;
         case T_PERCENT:
                 if (parse_double(value, &d) < 0 || d < k->min || d > k->max) {
-                        fail(p, p->file, p->line, "%s=%s: expected a percentage from %.0f to %.0f",
+                        fail_here(p, "%s=%s: expected a percentage from %.0f to %.0f",
                              k->name, value, k->min, k->max);
                         return 0;
                 }
@@ -250,12 +214,12 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
                         strncat(choices, i ? ", " : "", sizeof(choices) - strlen(choices) - 1);
                         strncat(choices, k->names[i], sizeof(choices) - strlen(choices) - 1);
                 }
-                fail(p, p->file, p->line, "%s=%s: expected one of %s", k->name, value, choices);
+                fail_here(p, "%s=%s: expected one of %s", k->name, value, choices);
                 return 0;
         case T_LOGLEVEL:
                 r = log_level_from_string(value);
                 if (r < 0) {
-                        fail(p, p->file, p->line, "%s=%s: expected err, warning, notice, info or debug",
+                        fail_here(p, "%s=%s: expected err, warning, notice, info or debug",
                              k->name, value);
                         return 0;
                 }
@@ -270,63 +234,64 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
 static int handler(void *user, const char *section, const char *name, const char *value) {
         struct parser *p = user;
 
-        if (p->failed)
+        if (p->e.failed)
                 return 0;
         if (!*section) {
-                fail(p, p->file, p->line, "%s= outside of a section", name);
+                fail_here(p, "%s= outside of a section", name);
                 return 0;
         }
-        if (!section_known(section))
-                return 0; /* already reported at the header */
         for (size_t i = 0; i < N_KEYS; i++) {
                 if (strcmp(keys[i].section, section) != 0 || strcmp(keys[i].name, name) != 0)
                         continue;
                 if (!set_value(p, &keys[i], value))
                         return 0;
-                p->origin[i] = (struct origin) { ++p->seq, p->file, p->line };
+                p->origin[i] = (struct origin) { ++p->seq, p->r.file, p->r.lineno };
                 return 1;
         }
-        fail(p, p->file, p->line, "unknown key %s= in section [%s]", name, section);
+        fail_here(p, "unknown key %s= in section [%s]", name, section);
         return 0;
 }
 
-static int parse_one(struct parser *p, const char *path, bool must_exist) {
+/* Parse one file (text == NULL) or the text as if it were the file path. */
+static int parse_one(struct parser *p, const char *path, const char *text, bool must_exist) {
+        char **files = realloc(p->files, (p->n_files + 1) * sizeof(*files)), *name;
         int r;
 
-        p->f = fopen(path, "re");
-        if (!p->f) {
-                if (errno == ENOENT && !must_exist)
-                        return 0;
-                r = -errno;
-                fail(p, path, 0, "cannot open: %s", strerror(-r));
-                return r;
-        }
-        if (p->n_files >= ELEMENTSOF(p->files)) {
-                fclose(p->f);
-                fail(p, path, 0, "too many configuration files");
-                return -E2BIG;
-        }
-        p->file = p->files[p->n_files++] = strdup(path);
-        if (!p->file) {
-                fclose(p->f);
+        if (files)
+                p->files = files;
+        if (!files || !(name = p->files[p->n_files] = strdup(path))) {
                 fail(p, path, 0, "out of memory");
                 return -ENOMEM;
         }
-        p->line = 0;
-        r = ini_parse_stream(reader, p, handler, p);
-        fclose(p->f);
-        p->f = NULL;
-        if (r > 0 && !p->failed)
-                fail(p, path, (unsigned) r, "syntax error: expected [Section], Key=value or a comment");
-        if (r < 0 && !p->failed)
-                fail(p, path, 0, "cannot read");
-        return p->failed ? -EINVAL : 0;
+        p->n_files++;
+        p->r = (struct conf_reader) { .sections = section_names, .e = &p->e };
+        if (text)
+                conf_reader_open_string(&p->r, name, text);
+        else if ((r = conf_reader_open(&p->r, name, must_exist)) <= 0)
+                return r;
+        conf_reader_setup_inih();
+        r = ini_parse_stream(conf_reader_next, &p->r, handler, p);
+        conf_reader_close(&p->r);
+        /* The reader catches every syntax error inih would, in line order. */
+        if (r > 0)
+                fail(p, name, (unsigned) r, "syntax error: expected [Section], Key=value or a comment");
+        if (r < 0)
+                fail(p, name, 0, "out of memory");
+        return p->e.failed ? -EINVAL : 0;
 }
 
-static int conf_d_filter(const struct dirent *d) {
-        size_t n = strlen(d->d_name);
+static int parse_dropins(struct parser *p, const char *path) {
+        char **files;
+        int n = conf_list_dropins(path, &p->e, &files), r = 0;
 
-        return d->d_name[0] != '.' && n > 5 && strcmp(d->d_name + n - 5, ".conf") == 0;
+        for (int i = 0; i < n; i++) {
+                if (r == 0)
+                        r = parse_one(p, files[i], NULL, true);
+                free(files[i]);
+        }
+        if (n >= 0)
+                free(files);
+        return n < 0 ? n : r;
 }
 
 static size_t key_index(const char *section, const char *name) {
@@ -341,34 +306,26 @@ static void check_order(struct parser *p, const char *section, const char *lo_na
                         double lo, double hi, bool strict, const char *default_file) {
         size_t il = key_index(section, lo_name), ih = key_index(section, hi_name);
         struct origin o = p->origin[il].seq >= p->origin[ih].seq ? p->origin[il] : p->origin[ih];
+        char a[512], b[512];
 
         if (strict ? lo < hi : lo <= hi)
                 return;
-        fail(p, o.file ? o.file : default_file, o.line, "[%s] %s=%g must be %s %s=%g", section, lo_name, lo,
-             strict ? "below" : "at most", hi_name, hi);
+        fail(p, o.file ? o.file : default_file, o.line, "[%s] %s=%s must be %s %s=%s", section, lo_name,
+             format_number(a, sizeof(a), lo), strict ? "below" : "at most", hi_name,
+             format_number(b, sizeof(b), hi));
 }
 
-int conf_load(struct conf *out, const char *path, char *err, size_t errsize) {
-        struct dirent **list = NULL;
-        char dir[PATH_MAX], file[PATH_MAX];
+/* The main file (or text in its place) and, for a file, its drop-ins. */
+static int load(struct conf *out, const char *path, const char *text, char *err, size_t errsize) {
         struct conf c;
-        struct parser p = { .conf = &c, .err = err, .errsize = errsize };
-        int n, r;
+        struct parser p = { .conf = &c, .e = { err, errsize, false } };
+        int r;
 
         conf_defaults(&c);
-        r = parse_one(&p, path, false);
-
-        if (r == 0 && (size_t) snprintf(dir, sizeof(dir), "%s.d", path) < sizeof(dir)) {
-                n = scandir(dir, &list, conf_d_filter, alphasort);
-                for (int i = 0; i < n; i++) {
-                        if (r == 0 && (size_t) snprintf(file, sizeof(file), "%s/%s", dir, list[i]->d_name) < sizeof(file))
-                                r = parse_one(&p, file, true);
-                        free(list[i]);
-                }
-                free(list);
-        }
-
-        if (!p.failed) {
+        r = parse_one(&p, path, text, false);
+        if (r == 0 && !text)
+                r = parse_dropins(&p, path);
+        if (r == 0) {
                 check_order(&p, "Pressure", "LowPercent", "HighPercent", c.pressure_low, c.pressure_high, true, path);
                 check_order(&p, "Pool", "LowPercent", "HighPercent", c.pool_low, c.pool_high, true, path);
                 check_order(&p, "Pool", "MinSampleMs", "SampleMs", c.min_sample_ms, c.sample_ms, false, path);
@@ -377,13 +334,22 @@ int conf_load(struct conf *out, const char *path, char *err, size_t errsize) {
         }
         for (unsigned i = 0; i < p.n_files; i++)
                 free(p.files[i]);
-        if (p.failed) {
+        free(p.files);
+        if (p.e.failed) {
                 conf_free(&c);
-                return -EINVAL;
+                return r < 0 ? r : -EINVAL;
         }
         conf_free(out);
         *out = c;
         return 0;
+}
+
+int conf_load(struct conf *c, const char *path, char *err, size_t errsize) {
+        return load(c, path, NULL, err, errsize);
+}
+
+int conf_load_string(struct conf *c, const char *name, const char *text, char *err, size_t errsize) {
+        return load(c, name, text ? text : "", err, errsize);
 }
 
 static void dump_value(const struct conf *c, const struct key *k, FILE *f) {
@@ -396,9 +362,17 @@ static void dump_value(const struct conf *c, const struct key *k, FILE *f) {
         case T_UINT:
                 fprintf(f, "%u", *(const unsigned *) field);
                 break;
-        case T_PERCENT:
-                fprintf(f, "%g", *(const double *) field);
+        case T_SEC_INF:
+                if (*(const unsigned *) field == CONF_INFINITY)
+                        fputs("infinity", f);
+                else
+                        fprintf(f, "%u", *(const unsigned *) field);
                 break;
+        case T_PERCENT: {
+                char buf[512];
+                fputs(format_number(buf, sizeof(buf), *(const double *) field), f);
+                break;
+        }
         case T_ENUM:
                 fputs(k->names[*(const int *) field], f);
                 break;

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "psi.h" /* enum psi_type */
+
 enum knob_choice { KNOB_CHOICE_AUTO, KNOB_CHOICE_SHRINKER_ENABLED, KNOB_CHOICE_SHRINK_ENABLED, KNOB_CHOICE_NONE };
 enum baseline_choice { BASELINE_STARTUP, BASELINE_ON, BASELINE_OFF };
-enum psi_type { PSI_SOME, PSI_FULL };
 
 #define CONF_MAX_CGROUPS 16
+#define CONF_INFINITY UINT_MAX /* a number of seconds: "infinity" */
 
 struct conf_list {
         char *item[CONF_MAX_CGROUPS];
@@ -33,6 +36,7 @@ struct conf {
         unsigned sample_ms, min_sample_ms, lead_sec, idle_check_sec;
         /* [Flips] */
         unsigned min_dwell_sec, max_per_minute;
+        unsigned admin_backoff_sec; /* leave an admin's knob value alone this long; CONF_INFINITY = until reload */
         /* [Batch] */
         struct conf_list batch_cgroups;
         double batch_zswap_max;  /* percent of the pool limit */
@@ -46,6 +50,9 @@ void conf_free(struct conf *c);
  * returns a negative errno-style value, leaves *c untouched and puts
  * "FILE:LINE: message" into err. */
 int conf_load(struct conf *c, const char *path, char *err, size_t errsize);
+/* The same for text read as if it were the main file NAME (messages say NAME:LINE),
+ * without drop-ins. */
+int conf_load_string(struct conf *c, const char *name, const char *text, char *err, size_t errsize);
 
 /* Print the effective configuration in the file's own format. */
 void conf_dump(const struct conf *c, FILE *f);

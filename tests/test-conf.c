@@ -5,13 +5,18 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "log.h"
 #include "testutil.h"
+#include "util.h"
 
 static int load(const char *dir, struct conf *c, char *err, size_t size) {
         char path[512];
@@ -35,20 +40,82 @@ static void expect_error(const char *dir, const char *content, unsigned line, co
         conf_free(&c);
 }
 
+static char *dump(const struct conf *c) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+
+        assert_non_null(f);
+        conf_dump(c, f);
+        fclose(f);
+        return buf;
+}
+
+static void assert_list_equal(const struct conf_list *a, const struct conf_list *b) {
+        assert_int_equal(a->n, b->n);
+        for (unsigned i = 0; i < a->n; i++)
+                assert_string_equal(a->item[i], b->item[i]);
+}
+
+/* Field by field, numbers exactly. */
+static void assert_conf_equal(const struct conf *a, const struct conf *b) {
+        assert_int_equal(a->knob, b->knob);
+        assert_int_equal(a->baseline, b->baseline);
+        assert_int_equal(a->dry_run, b->dry_run);
+        assert_int_equal(a->log_level, b->log_level);
+        assert_int_equal(a->system, b->system);
+        assert_list_equal(&a->cgroups, &b->cgroups);
+        assert_int_equal(a->type, b->type);
+        assert_int_equal(a->trigger_stall_ms, b->trigger_stall_ms);
+        assert_int_equal(a->trigger_window_ms, b->trigger_window_ms);
+        assert_true(a->pressure_high == b->pressure_high);
+        assert_true(a->pressure_low == b->pressure_low);
+        assert_int_equal(a->hold_sec, b->hold_sec);
+        assert_true(a->pool_high == b->pool_high);
+        assert_true(a->pool_low == b->pool_low);
+        assert_true(a->pool_watch == b->pool_watch);
+        assert_int_equal(a->sample_ms, b->sample_ms);
+        assert_int_equal(a->min_sample_ms, b->min_sample_ms);
+        assert_int_equal(a->lead_sec, b->lead_sec);
+        assert_int_equal(a->idle_check_sec, b->idle_check_sec);
+        assert_int_equal(a->min_dwell_sec, b->min_dwell_sec);
+        assert_int_equal(a->max_per_minute, b->max_per_minute);
+        assert_int_equal(a->admin_backoff_sec, b->admin_backoff_sec);
+        assert_list_equal(&a->batch_cgroups, &b->batch_cgroups);
+        assert_true(a->batch_zswap_max == b->batch_zswap_max);
+}
+
+/* Loading a missing file replaces whatever was there with the defaults. */
 static void missing_file_gives_defaults(void **state) {
         struct conf c, d;
-        char err[256];
+        char err[256], path[512];
 
-        assert_int_equal(load(*state, &c, err, sizeof(err)), 0);
+        conf_defaults(&c);
+        assert_int_equal(conf_load_string(&c, "x.conf",
+                                          "[Daemon]\nKnob=none\nBaseline=off\nDryRun=yes\nLogLevel=debug\n"
+                                          "[Pressure]\nSystem=no\nCgroups=a b\nType=full\nTriggerStallMs=200\n"
+                                          "TriggerWindowMs=2000\nHighPercent=20\nLowPercent=5\nHoldSec=1\n"
+                                          "[Pool]\nHighPercent=95\nLowPercent=90\nWatchPercent=1\nSampleMs=50\n"
+                                          "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
+                                          "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
+                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\n",
+                                          err, sizeof(err)),
+                         0);
         conf_defaults(&d);
-        assert_int_equal(c.knob, KNOB_CHOICE_AUTO);
-        assert_int_equal(c.baseline, BASELINE_STARTUP);
-        assert_true(c.system);
-        assert_int_equal(c.cgroups.n, 0);
-        assert_int_equal(c.trigger_window_ms, 1000);
-        assert_float_equal(c.pool_high, d.pool_high, 0);
-        assert_float_equal(c.pool_low, 70, 0);
-        assert_int_equal(c.max_per_minute, 6);
+        char *a = dump(&c), *b = dump(&d);
+        /* every key starts away from its default */
+        for (char *p = a, *q = b; *p && *q; p = strchr(p, '\n') + 1, q = strchr(q, '\n') + 1)
+                if (strchr(p, '=') && strchr(p, '=') < strchr(p, '\n'))
+                        assert_memory_not_equal(p, q, (size_t) (strchr(p, '\n') - p + 1));
+        free(a);
+
+        snprintf(path, sizeof(path), "%s/zswap-tuned.conf", (const char *) *state);
+        assert_int_equal(conf_load(&c, path, err, sizeof(err)), 0);
+        assert_conf_equal(&c, &d);
+        a = dump(&c);
+        assert_string_equal(a, b);
+        free(a);
+        free(b);
         conf_free(&c);
 }
 
@@ -188,16 +255,6 @@ static void dump_reads_back_the_same(void **state) {
         conf_free(&c2);
 }
 
-static char *dump(const struct conf *c) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-
-        conf_dump(c, f);
-        fclose(f);
-        return buf;
-}
-
 /* conf/zswap-tuned.conf shows every key, commented out at its default:
  * uncomment them all and the result must be exactly the defaults. */
 static void shipped_config_shows_every_default(void **state) {
@@ -237,6 +294,359 @@ static void shipped_config_shows_every_default(void **state) {
         conf_free(&c);
 }
 
+static char *repeat(char ch, size_t n) {
+        char *s = malloc(n + 1);
+
+        assert_non_null(s);
+        memset(s, ch, n);
+        s[n] = '\0';
+        return s;
+}
+
+/* c: from conf_defaults() or an earlier load */
+static int load_text(struct conf *c, const char *text, char *err, size_t size) {
+        err[0] = '\0';
+        return conf_load_string(c, "t.conf", text, err, size);
+}
+
+/* Lines longer than inih's 200-byte default are read whole. */
+static void long_lines_are_whole(void **state) {
+        char text[4096], err[512], path[6][64];
+        struct conf c;
+        char *pad = repeat('x', 198);
+
+        conf_defaults(&c);
+        int n = snprintf(text, sizeof(text), "[Pressure]\nCgroups=");
+        for (int i = 0; i < 6; i++) {
+                snprintf(path[i], sizeof(path[i]), "/sys/fs/cgroup/%d.slice", i);
+                memset(path[i] + strlen(path[i]), 'p', 60 - strlen(path[i]));
+                path[i][60] = '\0';
+                n += snprintf(text + n, sizeof(text) - (size_t) n, "%s%s", i ? " " : "", path[i]);
+        }
+        snprintf(text + n, sizeof(text) - (size_t) n, "\n[Pool]\nSampleMs=500\n");
+        assert_int_equal(load_text(&c, text, err, sizeof(err)), 0);
+        assert_int_equal(c.cgroups.n, 6);
+        for (int i = 0; i < 6; i++)
+                assert_string_equal(c.cgroups.item[i], path[i]);
+        assert_int_equal(c.sample_ms, 500);
+
+        /* a comment stays a comment however long */
+        snprintf(text, sizeof(text), "[Daemon]\n#%sDryRun=yes\n", pad);
+        assert_int_equal(load_text(&c, text, err, sizeof(err)), 0);
+        assert_false(c.dry_run);
+        snprintf(text, sizeof(text), "[Pressure]\nCgroups=a %s%sz\n", pad, pad);
+        assert_int_equal(load_text(&c, text, err, sizeof(err)), 0);
+        assert_int_equal(c.cgroups.n, 2);
+        assert_int_equal(strlen(c.cgroups.item[1]), 397);
+
+        /* and later errors name the right line */
+        snprintf(text, sizeof(text), "[Pressure]\n#%s%s\nCgroups=%s\n\n[Pool]\nSampleMs=5\n", pad, pad, pad);
+        assert_int_not_equal(load_text(&c, text, err, sizeof(err)), 0);
+        assert_non_null(strstr(err, "t.conf:6: SampleMs=5:"));
+        conf_free(&c);
+        free(pad);
+}
+
+/* Past the bound a line is an error, never two lines. */
+static void too_long_lines_are_errors(void **state) {
+        char err[512];
+        struct conf c;
+        char *pad = repeat('#', 65536), *text = malloc(65536 + 64);
+
+        conf_defaults(&c);
+        assert_non_null(text);
+        snprintf(text, 65536 + 64, "[Daemon]\n%s\n", pad); /* at the bound: fine */
+        assert_int_equal(load_text(&c, text, err, sizeof(err)), 0);
+        snprintf(text, 65536 + 64, "[Daemon]\n%sDryRun=yes\n", pad);
+        assert_int_not_equal(load_text(&c, text, err, sizeof(err)), 0);
+        assert_string_equal(err, "t.conf:2: line too long (65546 bytes, at most 65536)");
+        snprintf(text, 65536 + 64, "[Daemon]\n%s#", pad); /* the last line, without a newline */
+        assert_int_not_equal(load_text(&c, text, err, sizeof(err)), 0);
+        assert_string_equal(err, "t.conf:2: line too long (65537 bytes, at most 65536)");
+        conf_free(&c);
+        free(pad);
+        free(text);
+}
+
+/* An indented line is a line of its own, not the continuation of a value. */
+static void indented_lines_are_not_continuations(void **state) {
+        char err[512];
+        struct conf c;
+
+        conf_defaults(&c);
+        assert_int_not_equal(load_text(&c, "[Pressure]\nCgroups=a.slice\n  b.slice\n", err, sizeof(err)), 0);
+        assert_non_null(strstr(err, "t.conf:3: syntax error"));
+        assert_int_not_equal(load_text(&c, "[Pressure]\nCgroups=a.slice\n\tb.slice=1\n", err, sizeof(err)), 0);
+        assert_non_null(strstr(err, "t.conf:3: unknown key b.slice= in section [Pressure]"));
+        assert_int_equal(load_text(&c, "[Pressure]\nCgroups=a.slice\n  [Pool]\n  HighPercent=90\n", err, sizeof(err)), 0);
+        assert_int_equal(c.cgroups.n, 1);
+        assert_string_equal(c.cgroups.item[0], "a.slice");
+        assert_float_equal(c.pool_high, 90, 0);
+        assert_int_equal(load_text(&c, "\xef\xbb\xbf[Pool]\r\n \tHighPercent = 91 ; a comment\r\n", err, sizeof(err)), 0);
+        assert_float_equal(c.pool_high, 91, 0);
+        conf_free(&c);
+}
+
+static void expect_text_error(const char *text, const char *want) {
+        char err[512];
+        struct conf c;
+
+        conf_defaults(&c);
+        if (load_text(&c, text, err, sizeof(err)) == 0 || strcmp(err, want) != 0)
+                fail_msg("for:\n%s\nexpected \"%s\", got \"%s\"", text, want, err);
+        conf_free(&c);
+}
+
+static void section_headers_are_exact(void **state) {
+        char err[512];
+        struct conf c;
+
+        conf_defaults(&c);
+        expect_text_error("[Pressure]junk\nHighPercent=5\n", "t.conf:1: text after the section header [Pressure]");
+        expect_text_error("[Pool];x\n", "t.conf:1: text after the section header [Pool]");
+        expect_text_error("[Pool] # x\n", "t.conf:1: text after the section header [Pool]");
+        expect_text_error("[Pool]]\n", "t.conf:1: text after the section header [Pool]");
+        expect_text_error("[ Pool ]\n", "t.conf:1: unknown section [ Pool ] (known: Daemon, Pressure, Pool, Flips, Batch)");
+        expect_text_error("[pool]\n", "t.conf:1: unknown section [pool] (known: Daemon, Pressure, Pool, Flips, Batch)");
+        expect_text_error("[Pressure\nHighPercent=5\n", "t.conf:1: section header without closing ']'");
+        expect_text_error("[Pool]\nHighPercent:90\n", "t.conf:2: syntax error: expected [Section], Key=value or a comment (not Key:value)");
+        expect_text_error("[Pool]\nHighPercent ;=90\n", "t.conf:2: syntax error: expected [Section], Key=value or a comment");
+        /* the first error in the file wins, whoever finds it */
+        expect_text_error("[Pool]\njunk\n[Nope]\n", "t.conf:2: syntax error: expected [Section], Key=value or a comment");
+        expect_text_error("[Pool]\nSampleMs=1\njunk\n", "t.conf:2: SampleMs=1: expected a whole number from 10 to 60000");
+        assert_int_equal(load_text(&c, "[Pool]  ; the pool\n[Pool]\t\nHighPercent=90 ;x\n", err, sizeof(err)), 0);
+        assert_float_equal(c.pool_high, 90, 0);
+        conf_free(&c);
+}
+
+static void nul_bytes_are_errors(void **state) {
+        const char *d = *state;
+        char err[512], want[512];
+        struct conf c;
+        FILE *f;
+
+        snprintf(want, sizeof(want), "%s/zswap-tuned.conf", d);
+        f = fopen(want, "we");
+        assert_non_null(f);
+        fwrite("[Daemon]\nDryRun=no\0yes\n", 1, 23, f);
+        fclose(f);
+        assert_int_not_equal(load(d, &c, err, sizeof(err)), 0);
+        strncat(want, ":2: NUL byte in the line", sizeof(want) - strlen(want) - 1);
+        assert_string_equal(err, want);
+        conf_free(&c);
+}
+
+static void numbers_are_plain_decimals(void **state) {
+        static const char *const bad_double[] = { "", "-", " 5", "5 ", "+5", "5.", ".5", "0x10", "1e2", "1E2",
+                                                  "inf", "nan", "infinity", "1.2.3", "--1", "1,5", "٥" };
+        static const char *const bad_u64[] = { "", " 5", "5 ", "+5", "-1", "-0", "5.0", "0x10", "1e2", "inf",
+                                               "18446744073709551616" };
+        uint64_t u;
+        double v;
+
+        for (size_t i = 0; i < sizeof(bad_double) / sizeof(*bad_double); i++)
+                if (parse_double(bad_double[i], &v) >= 0)
+                        fail_msg("parse_double(\"%s\") took it as %g", bad_double[i], v);
+        for (size_t i = 0; i < sizeof(bad_u64) / sizeof(*bad_u64); i++)
+                if (parse_u64(bad_u64[i], &u) >= 0)
+                        fail_msg("parse_u64(\"%s\") took it as %ju", bad_u64[i], (uintmax_t) u);
+        assert_int_equal(parse_double("12.5", &v), 0);
+        assert_true(v == 12.5);
+        assert_int_equal(parse_double("-1", &v), 0);
+        assert_true(v == -1);
+        assert_int_equal(parse_double("-0", &v), 0);
+        assert_true(v == 0 && !signbit(v));
+        assert_int_equal(parse_double("007.250", &v), 0);
+        assert_true(v == 7.25);
+        assert_int_equal(parse_u64("0", &u), 0);
+        assert_true(u == 0);
+        assert_int_equal(parse_u64("18446744073709551615", &u), 0);
+        assert_true(u == UINT64_MAX);
+
+        expect_text_error("[Pool]\nHighPercent=1e1\n", "t.conf:2: HighPercent=1e1: expected a percentage from 1 to 100");
+        expect_text_error("[Pool]\nHighPercent=0x10\n", "t.conf:2: HighPercent=0x10: expected a percentage from 1 to 100");
+        expect_text_error("[Pool]\nHighPercent=.5\n", "t.conf:2: HighPercent=.5: expected a percentage from 1 to 100");
+        expect_text_error("[Pool]\nHighPercent=50.\n", "t.conf:2: HighPercent=50.: expected a percentage from 1 to 100");
+        expect_text_error("[Pool]\nHighPercent=+50\n", "t.conf:2: HighPercent=+50: expected a percentage from 1 to 100");
+        expect_text_error("[Pool]\nSampleMs=+500\n", "t.conf:2: SampleMs=+500: expected a whole number from 10 to 60000");
+}
+
+static void admin_backoff(void **state) {
+        static const char *const bad[] = { "86401", "-1", "inf", "forever", "1e3", "", "infinity s" };
+        char text[128], err[512], want[256];
+        struct conf c;
+
+        conf_defaults(&c);
+        assert_int_equal(c.admin_backoff_sec, CONF_INFINITY);
+        assert_int_equal(load_text(&c, "[Flips]\nAdminBackOffSec=0\n", err, sizeof(err)), 0);
+        assert_int_equal(c.admin_backoff_sec, 0);
+        assert_int_equal(load_text(&c, "[Flips]\nAdminBackOffSec=86400\n", err, sizeof(err)), 0);
+        assert_int_equal(c.admin_backoff_sec, 86400);
+        assert_int_equal(load_text(&c, "[Flips]\nAdminBackOffSec=5\nAdminBackOffSec=InFiniTy\n", err, sizeof(err)), 0);
+        assert_int_equal(c.admin_backoff_sec, CONF_INFINITY);
+        char *a = dump(&c);
+        assert_non_null(strstr(a, "[Flips]\nMinDwellSec=10\nMaxPerMinute=6\nAdminBackOffSec=infinity\n"));
+        free(a);
+        for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+                snprintf(text, sizeof(text), "[Flips]\nAdminBackOffSec=%s\n", bad[i]);
+                snprintf(want, sizeof(want), "t.conf:2: AdminBackOffSec=%s: expected a whole number from 0 to 86400 or infinity", bad[i]);
+                expect_text_error(text, want);
+        }
+        conf_free(&c);
+}
+
+/* conf_dump's output reads back to the same configuration, and dumps the same. */
+static void dump_round_trips(void **state) {
+        static const char *const configs[] = {
+                "",
+                "[Pool]\nLowPercent=84.9999999\n",
+                "[Pool]\nHighPercent=99.99999999999999\nLowPercent=99.9999999999999\nWatchPercent=0.00001\n",
+                "[Pressure]\nHighPercent=33.333333333333336\nLowPercent=0.1\n[Batch]\nZswapMaxPercent=0.000000000000000000001\n",
+                "[Pressure]\nLowPercent=0.0000000000000000000000000000000000000000000000000000000000000000000"
+                "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+                "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+                "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001\n",
+                "[Daemon]\nKnob=shrink_enabled\nBaseline=on\nDryRun=yes\nLogLevel=err\n[Pressure]\nSystem=no\n"
+                "Cgroups=;a b/c:d a=b\nType=full\n[Flips]\nAdminBackOffSec=0\n[Batch]\nCgroups=x y\n",
+                "[Flips]\nAdminBackOffSec=86400\nMaxPerMinute=600\n[Pool]\nSampleMs=60000\nMinSampleMs=60000\n",
+        };
+        char err[512];
+
+        for (size_t i = 0; i < sizeof(configs) / sizeof(*configs); i++) {
+                struct conf a, b;
+                char *ta, *tb;
+
+                conf_defaults(&a);
+                conf_defaults(&b);
+                if (load_text(&a, configs[i], err, sizeof(err)) != 0)
+                        fail_msg("config %zu: %s", i, err);
+                ta = dump(&a);
+                if (load_text(&b, ta, err, sizeof(err)) != 0)
+                        fail_msg("config %zu's dump does not load: %s\n%s", i, err, ta);
+                tb = dump(&b);
+                assert_string_equal(ta, tb);
+                assert_conf_equal(&a, &b);
+                for (const char *p = ta; (p = strstr(p, "Percent=")); p += 8) /* never an exponent */
+                        assert_true(strcspn(p + 8, "eE") > strcspn(p + 8, "\n"));
+                free(ta);
+                free(tb);
+                conf_free(&a);
+                conf_free(&b);
+        }
+}
+
+static void load_string_is_the_main_file_alone(void **state) {
+        const char *d = *state;
+        char err[512], name[512];
+        struct conf c;
+
+        tu_write(d, "/zswap-tuned.conf.d/50-x.conf", "[Pool]\nSampleMs=300\n");
+        snprintf(name, sizeof(name), "%s/zswap-tuned.conf", d);
+        conf_defaults(&c);
+        assert_int_equal(conf_load_string(&c, name, "[Pool]\nMinSampleMs=200\n", err, sizeof(err)), 0);
+        assert_int_equal(c.min_sample_ms, 200);
+        assert_int_equal(c.sample_ms, 1000); /* no drop-ins */
+        assert_int_equal(conf_load_string(&c, name, "[Pool]\n\nSampleMs=x\n", err, sizeof(err)), -EINVAL);
+        assert_int_equal(c.min_sample_ms, 200); /* untouched on error */
+        strncat(name, ":3: SampleMs=x:", sizeof(name) - strlen(name) - 1);
+        assert_non_null(strstr(err, name));
+        conf_free(&c);
+}
+
+static void expect_file_error(const char *d, const char *file, const char *what) {
+        char err[1024], want[1024];
+        struct conf c;
+
+        alarm(10); /* a FIFO or /dev/zero used to hang here */
+        int r = load(d, &c, err, sizeof(err));
+        alarm(0);
+        if (r == 0)
+                fail_msg("%s%s: loaded", d, file);
+        snprintf(want, sizeof(want), "%s%s: %s", d, file, what);
+        assert_string_equal(err, want);
+        conf_free(&c);
+}
+
+static void only_regular_files_are_read(void **state) {
+        const char *d = *state;
+        char path[512], err[512];
+        struct conf c;
+
+        tu_write(d, "/zswap-tuned.conf", "[Pool]\nSampleMs=300\n");
+        tu_write(d, "/zswap-tuned.conf.d/10-a.conf", "[Pool]\nMinSampleMs=200\n");
+        snprintf(path, sizeof(path), "%s/zswap-tuned.conf.d/50-x.conf", d);
+
+        assert_int_equal(mkfifo(path, 0600), 0);
+        expect_file_error(d, "/zswap-tuned.conf.d/50-x.conf", "not a regular file");
+        unlink(path);
+        assert_int_equal(symlink("/dev/zero", path), 0);
+        expect_file_error(d, "/zswap-tuned.conf.d/50-x.conf", "not a regular file");
+        unlink(path);
+        assert_int_equal(mkdir(path, 0755), 0);
+        expect_file_error(d, "/zswap-tuned.conf.d/50-x.conf", "not a regular file");
+        rmdir(path);
+        assert_int_equal(symlink("nowhere", path), 0);
+        expect_file_error(d, "/zswap-tuned.conf.d/50-x.conf", "cannot open: No such file or directory");
+        unlink(path);
+
+        /* a drop-in linked to /dev/null is empty: it masks one of that name */
+        snprintf(path, sizeof(path), "%s/zswap-tuned.conf.d/10-a.conf", d);
+        unlink(path);
+        assert_int_equal(symlink("/dev/null", path), 0);
+        assert_int_equal(load(d, &c, err, sizeof(err)), 0);
+        assert_int_equal(c.sample_ms, 300);
+        assert_int_equal(c.min_sample_ms, 100);
+        assert_int_equal(conf_load(&c, "/dev/null", err, sizeof(err)), 0);
+        assert_int_equal(c.sample_ms, 1000);
+
+        /* too large */
+        char *big = repeat('#', 1024 * 1024);
+        for (size_t i = 65535; i < 1024 * 1024; i += 65536)
+                big[i] = '\n';
+        tu_write(d, "/zswap-tuned.conf.d/20-big.conf", "%s", big);
+        assert_int_equal(load(d, &c, err, sizeof(err)), 0);
+        tu_write(d, "/zswap-tuned.conf.d/20-big.conf", "%s\n", big);
+        expect_file_error(d, "/zswap-tuned.conf.d/20-big.conf", "too large (1048577 bytes, at most 1048576)");
+        free(big);
+        conf_free(&c);
+}
+
+static void many_dropins_are_all_read(void **state) {
+        const char *d = *state;
+        char name[64], err[512];
+        struct conf c;
+
+        for (int i = 0; i < 100; i++) {
+                snprintf(name, sizeof(name), "/zswap-tuned.conf.d/%03d.conf", i);
+                tu_write(d, name, "[Pool]\nSampleMs=%d\n", 1000 + i);
+        }
+        assert_int_equal(load(d, &c, err, sizeof(err)), 0);
+        assert_int_equal(c.sample_ms, 1099);
+        tu_write(d, "/zswap-tuned.conf.d/099.conf", "[Pool]\nSampleMs=1\n");
+        expect_file_error(d, "/zswap-tuned.conf.d/099.conf:2", "SampleMs=1: expected a whole number from 10 to 60000");
+        conf_free(&c);
+}
+
+static void unreadable_dropin_dir_is_an_error(void **state) {
+        const char *d = *state;
+        char path[512];
+
+        tu_write(d, "/zswap-tuned.conf", "[Pool]\nSampleMs=300\n");
+        tu_write(d, "/zswap-tuned.conf.d", "[Pool]\nSampleMs=400\n");
+        expect_file_error(d, "/zswap-tuned.conf.d", "cannot read the directory: Not a directory");
+        snprintf(path, sizeof(path), "%s/zswap-tuned.conf.d", d);
+        unlink(path);
+        assert_int_equal(symlink("zswap-tuned.conf.d", path), 0);
+        expect_file_error(d, "/zswap-tuned.conf.d", "cannot read the directory: Too many levels of symbolic links");
+        unlink(path);
+        if (geteuid() != 0) { /* root reads it anyway */
+                tu_write(d, "/zswap-tuned.conf.d/50-x.conf", "[Pool]\nSampleMs=400\n");
+                assert_int_equal(chmod(path, 0), 0);
+                expect_file_error(d, "/zswap-tuned.conf.d", "cannot read the directory: Permission denied");
+                chmod(path, 0755);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(missing_file_gives_defaults, tu_setup_tmpdir, tu_teardown_tmpdir),
@@ -248,6 +658,18 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(failed_load_keeps_the_old_config, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(dump_reads_back_the_same, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(shipped_config_shows_every_default, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test(long_lines_are_whole),
+                cmocka_unit_test(too_long_lines_are_errors),
+                cmocka_unit_test(indented_lines_are_not_continuations),
+                cmocka_unit_test(section_headers_are_exact),
+                cmocka_unit_test_setup_teardown(nul_bytes_are_errors, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test(numbers_are_plain_decimals),
+                cmocka_unit_test(admin_backoff),
+                cmocka_unit_test(dump_round_trips),
+                cmocka_unit_test_setup_teardown(load_string_is_the_main_file_alone, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(only_regular_files_are_read, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(many_dropins_are_all_read, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(unreadable_dropin_dir_is_an_error, tu_setup_tmpdir, tu_teardown_tmpdir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
