@@ -27,7 +27,7 @@ for r in rows:
     n = f"{r['cfg']}.{r['dataset']}.r{r['run']}"
     try:
         t0 = int(kv(os.path.join(R, n + '.hog'))['write.t0_ms'])
-        s = [list(map(int, l.split())) for l in open(os.path.join(R, n + '.samples')) if len(l.split()) == 15]
+        s = [list(map(int, l.split())) for l in open(os.path.join(R, n + '.samples')) if len(l.split()) >= 15]
     except (OSError, KeyError, ValueError):
         continue
     with open(os.path.join(T, n + '.dat'), 'w') as o:

@@ -1,19 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# zswap-tuned benchmark (issue 4): static shrinker N / Y / per-cgroup cap versus
-# zswap-tuned, in a Debian 12 guest with Linux 6.12 and cgroup v2 under qemu TCG.
-# Adapted from the shared qemu test bed recipe.
+# zswap-tuned benchmark (issues 4 and 9), in a Debian 12 guest with Linux 6.12 and cgroup
+# v2 under qemu TCG. Adapted from the shared qemu test bed recipe.
+#
+# The phased bed (issue 9, default): PostgreSQL 15 + pgbench at a fixed rate as the
+# latency-sensitive service, a re-reading batch job, swap on a disk with SSD-like latency
+# (nbdkit + delay filter), phases in which the right static setting changes; static
+# settings and zswap-tuned interleaved in one boot (guest/guest.sh). BED=legacy in the
+# conf runs the previous bed (guest/legacy.sh: write-once hog, synthetic probe, swap
+# file on the page-cached root disk), kept as a regression case.
 #
 #   tests/bench/run.sh [all|deps|base|image|boot|report|clean]     (default: all)
 #
 #   deps   apt-get install what the host needs (Debian 12, root)
-#   base   mmdebstrap the Debian base tree (cached; rebuilt only if its recipe changes)
+#   base   mmdebstrap the Debian base tree with PostgreSQL and its pgbench database
+#          (cached; rebuilt only if its recipe changes)
 #   image  VPATH-build the daemon (--prefix=/usr --sysconfdir=/etc), make install
 #          DESTDIR=<copy of the base tree>, mke2fs the guest image (cached by the hash
 #          of the installed files and of guest/; rebuilt whenever the daemon changes)
-#   boot   build the static guest tools, boot the guest under qemu TCG (nice 19), which
-#          runs guest/guest.sh from the 9p share and writes results/ there
+#   boot   build the static guest tools, start nbdkit (swap disk), boot the guest under
+#          qemu TCG (nice 19), which runs guest/guest.sh from the 9p share and writes
+#          results/ there
 #   report summary.md + timeline PNGs from the last boot's results
 #   all    deps base image boot report
 #
@@ -24,9 +32,13 @@
 #   abs_top_srcdir, abs_top_builddir   set by "make bench"; default: the tree around this script
 #   BENCH_WORK   cache and output directory (default /var/tmp/zswap-tuned-bench)
 #   BENCH_CONF   file with guest settings (default tests/bench/guest/matrix.conf); see guest.sh
-#   BENCH_MEM    guest MiB (3072)        BENCH_SMP  guest CPUs (2)
-#   BENCH_TIMEOUT guest wall limit in s (5400)
+#   BENCH_MEM    guest MiB (default: GUEST_MEM from the conf, else 2048)   BENCH_SMP  guest CPUs (2)
+#   BENCH_TIMEOUT guest wall limit in s (default: GUEST_TIMEOUT from the conf, else 6000)
+#   BENCH_DISK   swap disk latency profile: nvme (1 ms per request, default) or sata (3 ms)
+#   BENCH_SWAP_MB swap disk size (4096)
 #   BENCH_OUT    where summary.md and the PNGs are copied (default $BENCH_WORK/results)
+#   BENCH_REV    build the daemon from this commit (git archive) instead of the work tree
+#   BENCH_PG_SCALE pgbench scale of the service's database (12 = 1.2M accounts, ~190 MiB)
 #   KERNEL_PKG   Debian kernel package (default: newest linux-image-6.12.*+deb12-amd64-unsigned)
 #   APT_SOURCES  apt sources for the guest tree (default: this host's, which must carry
 #                bookworm and bookworm-security)
@@ -37,9 +49,13 @@ abs_top_srcdir=${abs_top_srcdir:-$(cd "$HERE/../.." && pwd)}
 abs_top_builddir=${abs_top_builddir:-$abs_top_srcdir}
 WORK=${BENCH_WORK:-/var/tmp/zswap-tuned-bench}
 CONF=${BENCH_CONF:-$HERE/guest/matrix.conf}
-MEM=${BENCH_MEM:-3072}
+confval() { sed -n "s/^$1=//p" "$CONF" | tail -1 | tr -d '"'; }
+MEM=${BENCH_MEM:-$(confval GUEST_MEM)}; MEM=${MEM:-2048}
 SMP=${BENCH_SMP:-2}
-TIMEOUT=${BENCH_TIMEOUT:-5400}
+TIMEOUT=${BENCH_TIMEOUT:-$(confval GUEST_TIMEOUT)}; TIMEOUT=${TIMEOUT:-6000}
+DISK=${BENCH_DISK:-nvme}
+case $DISK in nvme) DELAY=1ms ;; sata) DELAY=3ms ;; *) echo "bench: BENCH_DISK is nvme or sata" >&2; exit 2 ;; esac
+SWAP_MB=${BENCH_SWAP_MB:-4096}
 IMG_SIZE=${BENCH_IMG_SIZE:-8G}
 for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
 	[ -s "$f" ] && { APT_SOURCES=${APT_SOURCES:-$f}; break; }
@@ -48,10 +64,26 @@ APT_SOURCES=${APT_SOURCES:?no apt sources file found; set APT_SOURCES}
 SHARE=$WORK/share
 OUT=${BENCH_OUT:-$SHARE/results}
 
-# Packages in the guest: boot + systemd + the daemon's runtime libraries.
-GUEST_PKGS=systemd,systemd-sysv,dbus,procps,kmod,udev,initramfs-tools,zstd,libsystemd0,libudev1,libinih1
+# Packages in the guest: boot + systemd + the daemon's runtime libraries + the service
+# (PostgreSQL 15 and its pgbench client).
+GUEST_PKGS=systemd,systemd-sysv,dbus,procps,kmod,udev,initramfs-tools,zstd,libsystemd0,libudev1,libinih1,postgresql-15,postgresql-client-15
 HOST_PKGS="qemu-system-x86 mmdebstrap e2fsprogs gcc libc6-dev make autoconf automake pkg-config
-	libsystemd-dev libudev-dev libinih-dev python3 gnuplot-nox git"
+	libsystemd-dev libudev-dev libinih-dev python3 gnuplot-nox git nbdkit"
+# The service's database, built once into the base tree (native speed, in a chroot):
+# pgbench scale (1 = 100k accounts, ~15 MiB) and the server settings.
+PG_SCALE=${BENCH_PG_SCALE:-12}
+PG_CONF="shared_buffers = 256MB
+max_connections = 20
+huge_pages = off
+listen_addresses = ''
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+autovacuum = off
+checkpoint_timeout = 1h
+max_wal_size = 4GB
+jit = off
+logging_collector = off"
 
 mkdir -p "$WORK"
 ts() { date +%s.%N; }
@@ -89,7 +121,7 @@ base() {
 	local t K key
 	t=$(ts)
 	K=$(pick_kernel)
-	key=$( { echo "$K $GUEST_PKGS"; cat "$APT_SOURCES" "$HERE/guest/bed-boot" "$HERE/guest/bed.service"; } | sha256sum | cut -c1-16)
+	key=$( { echo "$K $GUEST_PKGS $PG_SCALE $PG_CONF"; cat "$APT_SOURCES" "$HERE/guest/bed-boot" "$HERE/guest/bed.service"; } | sha256sum | cut -c1-16)
 	if [ -f "$WORK/base/key" ] && [ "$(cat "$WORK/base/key")" = "$key" ]; then
 		echo "bench: base tree cached ($K, key $key)"
 		return
@@ -112,6 +144,10 @@ base() {
 	ln -sf /dev/null "$R/etc/systemd/system/serial-getty@ttyS0.service"
 	ln -sf /dev/null "$R/etc/systemd/system/getty@tty1.service"
 	ln -sf /dev/null "$R/etc/systemd/system/systemd-udev-trigger.service"
+	# the bench starts PostgreSQL itself, in its own cgroup
+	ln -sf /dev/null "$R/etc/systemd/system/postgresql.service"
+	ln -sf /dev/null "$R/etc/systemd/system/postgresql@15-main.service"
+	pg_build "$R"
 	echo bench > "$R/etc/hostname"
 	printf '9p\n9pnet_virtio\n' > "$R/etc/modules-load.d/bench.conf"
 	cp "$R"/boot/vmlinuz-* "$WORK/base/vmlinuz"; cp "$R"/boot/initrd.img-* "$WORK/base/initrd.img"
@@ -120,11 +156,32 @@ base() {
 	stamp "base (mmdebstrap)" "$t"
 }
 
+# PostgreSQL: settings + pgbench -i -s PG_SCALE + pg_prewarm, once, in a chroot of the tree
+pg_build() {
+	local R=$1 rc=0 PGB=/usr/lib/postgresql/15/bin D=/var/lib/postgresql/15/main
+	[ -d "$R$D" ] || die "no PostgreSQL cluster in the base tree (postgresql-common made none)"
+	printf '%s\n' "$PG_CONF" > "$R/etc/postgresql/15/main/conf.d/bench.conf"
+	mount -t proc proc "$R/proc"; mount -t tmpfs -o size=1g tmpfs "$R/dev/shm" 2>/dev/null || mkdir -p "$R/dev/shm"
+	mkdir -p "$R/run/postgresql"; chroot "$R" chown postgres:postgres /run/postgresql
+	chroot "$R" setpriv --reuid=postgres --regid=postgres --init-groups sh -c "
+		$PGB/pg_ctl -D $D -o '-c config_file=/etc/postgresql/15/main/postgresql.conf' -w -l /tmp/pg-build.log start &&
+		createdb bench && $PGB/pgbench -i -q -s $PG_SCALE bench && psql -q -d bench -c 'CREATE EXTENSION pg_prewarm' && psql -q -d bench -c 'VACUUM ANALYZE' &&
+		psql -At -d bench -c \"SELECT 'db_bytes=' || pg_database_size('bench')\" &&
+		$PGB/pg_ctl -D $D -m fast -w stop" > "$WORK/base/pg-build.log" 2>&1 || rc=$?
+	[ $rc = 0 ] || chroot "$R" setpriv --reuid=postgres --regid=postgres --init-groups $PGB/pg_ctl -D $D -m immediate -w stop >/dev/null 2>&1 || true
+	umount "$R/dev/shm" 2>/dev/null || true; umount "$R/proc"
+	cat "$WORK/base/pg-build.log"
+	[ $rc = 0 ] || { cat "$R/tmp/pg-build.log" 2>/dev/null | tail -20; die "PostgreSQL build in the base tree failed"; }
+}
+
 # ---------------------------------------------------------------- daemon + image
 src_copy() { # a pristine copy of the source tree (the tree may be configured in place)
 	local s=$WORK/daemon/src
 	rm -rf "$s"; mkdir -p "$s"
-	if git -C "$abs_top_srcdir" rev-parse --git-dir >/dev/null 2>&1; then
+	if [ -n "${BENCH_REV:-}" ]; then # a commit, not the work tree (which others may be editing)
+		git -C "$abs_top_srcdir" archive --format=tar "$BENCH_REV" | tar -xf - -C "$s" ||
+			die "git archive $BENCH_REV failed"
+	elif git -C "$abs_top_srcdir" rev-parse --git-dir >/dev/null 2>&1; then
 		# tracked files deleted in the work tree are left out, not an error
 		(cd "$abs_top_srcdir" && git ls-files -z --cached --others --exclude-standard |
 			while IFS= read -r -d '' f; do if [ -e "$f" ]; then printf '%s\0' "$f"; fi; done |
@@ -141,6 +198,14 @@ image() {
 	t=$(ts)
 	[ -f "$WORK/base/key" ] || die "no base tree: run '$0 base' first"
 	src_copy
+	# which daemon this image carries (the tree may change under a running matrix)
+	if [ -n "${BENCH_REV:-}" ]; then
+		{ echo "commit=$(git -C "$abs_top_srcdir" rev-parse --short "$BENCH_REV")"; echo "tree_dirty_files=(built from the commit)"; }
+	else
+		{ echo "commit=$(git -C "$abs_top_srcdir" rev-parse --short HEAD 2>/dev/null || echo none)"
+		  echo "tree_dirty_files=$(git -C "$abs_top_srcdir" status --porcelain -- daemon conf units configure.ac Makefile.am 2>/dev/null | awk '{printf "%s ", $2}')"; }
+	fi > "$D/tree.txt"
+	echo "image_built=$(date -u +%FT%TZ)" >> "$D/tree.txt"
 	rm -rf "$D/build" "$D/dest"; mkdir -p "$D/build"
 	(cd "$D/build" && "$D/src/configure" --prefix=/usr --sysconfdir=/etc \
 		--with-systemdsystemunitdir=/usr/lib/systemd/system >"$D/configure.log" 2>&1) ||
@@ -172,7 +237,7 @@ image() {
 # ---------------------------------------------------------------- boot
 tools() {
 	mkdir -p "$SHARE/bin"
-	cc -O2 -Wall -static -o "$SHARE/bin/zbench" "$HERE/guest/zbench.c"
+	cc -O2 -Wall -static -o "$SHARE/bin/zbench" "$HERE/guest/zbench.c" -lm
 	cc -O2 -Wall -static -o "$SHARE/bin/zsample" "$HERE/guest/zsample.c"
 }
 
@@ -182,16 +247,33 @@ boot() {
 	[ -f "$WORK/vm.img" ] || die "no guest image: run '$0 image' first"
 	tools
 	install -m755 "$HERE/guest/guest.sh" "$SHARE/guest.sh"
+	install -m755 "$HERE/guest/legacy.sh" "$SHARE/legacy.sh"
 	cp "$CONF" "$SHARE/bench.conf"
+	echo "$DISK rdelay=$DELAY wdelay=$DELAY" > "$SHARE/profile"
+	cp "$WORK/daemon/tree.txt" "$SHARE/tree.txt" 2>/dev/null || true
 	[ -d "$SHARE/results" ] && mv "$SHARE/results" "$SHARE/results.$(date +%Y%m%d-%H%M%S)"
-	echo "bench: booting guest ($MEM MiB, $SMP CPUs, TCG); conf $(basename "$CONF"); serial log $WORK/serial.log"
+	# the swap disk: a fresh sparse file behind nbdkit's delay filter (every request waits
+	# DELAY, as on an SSD, instead of hitting the host's page cache at memory speed)
+	local SOCK=$WORK/nbd.sock NBDPID
+	rm -f "$SOCK" "$WORK/swap.img"; truncate -s "${SWAP_MB}M" "$WORK/swap.img"
+	nbdkit -f -U "$SOCK" --filter=delay file "$WORK/swap.img" rdelay=$DELAY wdelay=$DELAY \
+		> "$WORK/nbdkit.log" 2>&1 &
+	NBDPID=$!
+	for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
+	[ -S "$SOCK" ] || die "nbdkit did not start: $(cat "$WORK/nbdkit.log")"
+	local DRIVES=(-drive file="$WORK/vm.img",if=virtio,format=raw,cache=unsafe)
+	grep -q '^BED=legacy' "$CONF" ||
+		DRIVES+=(-drive "file=nbd+unix:///?socket=$SOCK,format=raw,if=virtio,cache=none")
+	echo "bench: booting guest ($MEM MiB, $SMP CPUs, TCG); conf $(basename "$CONF"); swap disk $DISK ($DELAY); serial log $WORK/serial.log"
 	nice -n 19 timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max \
 		-m "$MEM" -smp "$SMP" -nodefaults -display none -serial stdio -no-reboot \
 		-kernel "$WORK/base/vmlinuz" -initrd "$WORK/base/initrd.img" \
 		-append "root=/dev/vda rw console=ttyS0 zswap.enabled=1 zswap.shrinker_enabled=0 mitigations=off ${BENCH_APPEND:-}" \
-		-drive file="$WORK/vm.img",if=virtio,format=raw,cache=unsafe \
+		"${DRIVES[@]}" \
 		-virtfs local,path="$SHARE",mount_tag=out,security_model=none,id=out \
 		> "$WORK/serial.log" 2>&1 || rc=$?
+	kill "$NBDPID" 2>/dev/null; wait "$NBDPID" 2>/dev/null || true
+	rm -f "$SOCK" "$WORK/swap.img"
 	[ $rc = 0 ] || echo "bench: qemu exit status $rc (124 = timeout)"
 	stamp "guest run" "$t"
 	cp "$WORK/serial.log" "$SHARE/results/" 2>/dev/null || true
@@ -200,15 +282,22 @@ boot() {
 }
 
 report() {
-	local R=$SHARE/results
-	[ -f "$R/results.csv" ] || die "no $R/results.csv"
-	python3 "$HERE/summarize.py" "$R" > "$R/summary.md"
-	"$HERE/plot.sh" "$R"
+	local R=${BENCH_RESULTS:-$SHARE/results} rc=0
+	if [ -f "$R/results.csv" ] && [ ! -f "$R/runs.txt" ]; then # the previous bed
+		python3 "$HERE/legacy-summarize.py" "$R" > "$R/summary.md"
+		"$HERE/legacy-plot.sh" "$R"
+	else
+		[ -f "$R/runs.txt" ] || die "no $R/runs.txt"
+		python3 "$HERE/summarize.py" "$R" > "$R/summary.md" || rc=$?
+		"$HERE/plot.sh" "$R"
+	fi
 	if [ "$OUT" != "$R" ]; then
 		mkdir -p "$OUT"; cp "$R/summary.md" "$R"/timeline-*.png "$OUT/"
+		cp "$R"/phases.csv "$R"/calib.txt "$OUT/" 2>/dev/null || true
 	fi
 	cat "$R/summary.md"
-	echo "bench: results in $R (summary.md, timeline-*.png, results.csv, per-run files)"
+	echo "bench: results in $R (summary.md, timeline-*.png, phases.csv, per-run files)"
+	[ $rc = 0 ] || die "CALIBRATION OUT OF RANGE or no usable runs: see the top of $R/summary.md"
 }
 
 case "${1:-all}" in

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Runs inside the bench guest at boot (from the 9p share mounted on /out; started by
+# The previous bed (issue 4), kept as a regression case: guest.sh runs this when
+# bench.conf says BED=legacy. Runs inside the bench guest at boot (from the 9p share mounted on /out; started by
 # bed-boot). Adapted from the shared qemu test bed's guest.sh.
 #
 # A batch hog writes SIZE of DATASET pages in cgroup bench-hog (memory.max=HOG_MAX);

@@ -21,14 +21,34 @@
  *          values, padding), 25% half-random pages; about 2.5-3x with lzo/lz4.
  *   dense  near-random: 90% random bytes + a 10% zero tail; about 1.1x.
  *   half   every page 35% random, the rest a text pattern (the original bed's data).
+ *   real   mixed without zero pages (6.12 keeps zero pages out of zswap): the 10% zero
+ *          pages become structured records; about 2.5-3x.
+ *
+ *   zbench walk -s SIZE [-d DATASET] [-m reread|once] [-g SIGMA] [-w WRITE_PCT] [-l LOG]
+ *       batch job (issue 9): fill SIZE bytes, then until SIGTERM touch one page per
+ *       operation. reread: page index normally distributed over the footprint (mean in
+ *       the middle, sd = SIGMA x footprint, default 0.2; wrapped), read 256 bytes and
+ *       hash them, and write 8 bytes with probability WRITE_PCT% (default 20), like
+ *       resctl-bench's rd-hashd. once: the old write-once hog in a loop (write every
+ *       page sequentially, then MADV_DONTNEED the lot and start again). An operation
+ *       = one page touched (fill included). Every 500 ms appends "t_ms ops" (CLOCK_MONOTONIC,
+ *       cumulative) to LOG; at exit prints walk.* totals (ops, ops_per_s, rusage).
+ *       SIGSTOP/SIGCONT pause it.
+ *
+ *   zbench calib -s SIZE -n COUNT -C CGROUP_DIR
+ *       swap-in latency: fill SIZE (run it in CGROUP_DIR with a memory.max well below
+ *       SIZE so most of it is swapped out), write "max" to CGROUP_DIR/memory.max, then
+ *       touch up to COUNT non-resident pages (mincore) in random order, one read each,
+ *       and print calib.p50_us/p90_us/p99_us/n. Set vm.page-cluster=0 first.
  *
  *   zbench dump -s SIZE [-d DATASET]
  *       write the hog's page contents to stdout (to check compressibility on the host,
  *       e.g. "zbench dump -s 64M -d mixed | lz4 -1 | wc -c").
  *
- * SIZE accepts K/M/G suffixes. Build: cc -O2 -Wall -static -o zbench zbench.c
+ * SIZE accepts K/M/G suffixes. Build: cc -O2 -Wall -static -o zbench zbench.c -lm
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,14 +90,15 @@ static unsigned long long parse_size(const char *s)
 	return (unsigned long long)v;
 }
 
-enum dataset { DS_MIXED, DS_DENSE, DS_HALF };
+enum dataset { DS_MIXED, DS_DENSE, DS_HALF, DS_REAL };
 
 static enum dataset parse_ds(const char *s)
 {
 	if (!strcmp(s, "mixed")) return DS_MIXED;
 	if (!strcmp(s, "dense")) return DS_DENSE;
 	if (!strcmp(s, "half")) return DS_HALF;
-	fprintf(stderr, "zbench: unknown data set '%s' (mixed, dense, half)\n", s);
+	if (!strcmp(s, "real")) return DS_REAL;
+	fprintf(stderr, "zbench: unknown data set '%s' (mixed, dense, half, real)\n", s);
 	exit(2);
 }
 
@@ -142,8 +163,13 @@ static void fill_page(unsigned char *p, unsigned long idx, enum dataset ds, uint
 		memset(p + (PAGE * 9 / 10 & ~7UL), 0, PAGE - (PAGE * 9 / 10 & ~7UL));
 		return;
 	case DS_HALF:
+	case DS_REAL:
 	case DS_MIXED: {
 		unsigned kind = ds == DS_HALF ? 99 : (unsigned)((idx * 0x9e3779b97f4a7c15ull) >> 57) % 100;
+		if (kind < 10 && ds == DS_REAL) {
+			fill_struct(p, idx, seed);
+			return;
+		}
 		if (kind < 10) {
 			memset(p, 0, PAGE);
 			return;
@@ -185,7 +211,9 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: zbench hog -s SIZE [-d mixed|dense|half] [-c CHUNK]\n"
 			"       zbench probe -w SIZE [-i INTERVAL_US] [-d mixed|dense|half]\n"
-			"       zbench dump -s SIZE [-d mixed|dense|half]\n");
+			"       zbench walk -s SIZE [-d DATASET] [-m reread|once] [-g SIGMA] [-w WRITE_PCT] [-l LOG]\n"
+			"       zbench calib -s SIZE -n COUNT -C CGROUP_DIR\n"
+			"       zbench dump -s SIZE [-d mixed|dense|half|real]\n");
 	exit(2);
 }
 
@@ -318,6 +346,179 @@ static int do_probe(int argc, char **argv)
 	return 0;
 }
 
+static unsigned long long fpages(double u, unsigned long npages)
+{
+	long long i = (long long)u;
+	i %= (long long)npages;
+	if (i < 0)
+		i += npages;
+	return (unsigned long long)i;
+}
+
+/* standard normal (Box-Muller) from the xorshift generator */
+static double gauss(uint64_t *s)
+{
+	double u1 = ((xs64(s) >> 11) + 1) * (1.0 / 9007199254740993.0);
+	double u2 = (xs64(s) >> 11) * (1.0 / 9007199254740992.0);
+	return sqrt(-2.0 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+static int do_walk(int argc, char **argv)
+{
+	unsigned long long size = 0, ops = 0, last_ops = 0;
+	enum dataset ds = DS_REAL;
+	int once = 0, write_pct = 20, opt;
+	double sigma = 0.2;
+	const char *logp = NULL;
+	FILE *log = NULL;
+	uint64_t seed = 0x9e3779b97f4a7c15ull, t0, tlast, t, hash = 0;
+	struct rusage ru0, ru1;
+	unsigned long npages, i;
+	unsigned char *buf;
+
+	while ((opt = getopt(argc, argv, "s:d:m:g:w:l:")) != -1) {
+		switch (opt) {
+		case 's': size = parse_size(optarg); break;
+		case 'd': ds = parse_ds(optarg); break;
+		case 'm': once = !strcmp(optarg, "once"); break;
+		case 'g': sigma = atof(optarg); break;
+		case 'w': write_pct = atoi(optarg); break;
+		case 'l': logp = optarg; break;
+		default: usage();
+		}
+	}
+	if (!size)
+		usage();
+	if (logp && !(log = fopen(logp, "w"))) {
+		perror("zbench: -l");
+		return 1;
+	}
+	signal(SIGINT, on_sig);
+	signal(SIGTERM, on_sig);
+	npages = size / PAGE;
+	buf = mmap(NULL, npages * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (buf == MAP_FAILED) {
+		perror("zbench: mmap");
+		return 1;
+	}
+	madvise(buf, npages * PAGE, MADV_NOHUGEPAGE);
+	getrusage(RUSAGE_SELF, &ru0);
+	t0 = tlast = now_ns();
+	if (log)
+		fprintf(log, "%llu 0\n", (unsigned long long)(t0 / 1000000));
+	/* fill (both modes), then walk */
+	i = 0;
+	uint64_t tfill = 0;
+	while (!stop) {
+		if (i < npages) {
+			fill_page(buf + i * PAGE, i, ds, &seed);
+			i++;
+			if (i == npages) {
+				tfill = now_ns();
+				if (once) {
+					madvise(buf, npages * PAGE, MADV_DONTNEED);
+					i = 0;
+				}
+			}
+		} else {
+			unsigned long pg = fpages(npages / 2.0 + gauss(&seed) * sigma * npages, npages);
+			const uint64_t *q = (const uint64_t *)(buf + pg * PAGE + ((pg * 7) % 15) * 256);
+			for (int k = 0; k < 32; k++)
+				hash = (hash ^ q[k]) * 0x100000001b3ull;
+			if ((int)(xs64(&seed) % 100) < write_pct)
+				((uint64_t *)(buf + pg * PAGE))[((pg * 13) % 64) * 8 + 1] ^= hash;
+		}
+		ops++;
+		if ((ops & 255) == 0 && (t = now_ns()) - tlast >= 500000000ull) {
+			if (log) {
+				fprintf(log, "%llu %llu\n", (unsigned long long)(t / 1000000), ops);
+				fflush(log);
+			}
+			tlast = t;
+			last_ops = ops;
+		}
+	}
+	t = now_ns();
+	if (log) {
+		fprintf(log, "%llu %llu\n", (unsigned long long)(t / 1000000), ops);
+		fclose(log);
+	}
+	(void)last_ops;
+	getrusage(RUSAGE_SELF, &ru1);
+	printf("walk.mode=%s\nwalk.ops=%llu\nwalk.secs=%.3f\nwalk.ops_per_s=%.1f\nwalk.fill_ms=%llu\n",
+	       once ? "once" : "reread", ops, (t - t0) / 1e9, ops / ((t - t0) / 1e9),
+	       tfill ? (unsigned long long)((tfill - t0) / 1000000) : 0ull);
+	printf("walk.t0_ms=%llu\nwalk.utime_s=%.3f\nwalk.stime_s=%.3f\nwalk.majflt=%ld\nwalk.hash=%llx\n",
+	       (unsigned long long)(t0 / 1000000), tv(ru0.ru_utime, ru1.ru_utime),
+	       tv(ru0.ru_stime, ru1.ru_stime), ru1.ru_majflt - ru0.ru_majflt, (unsigned long long)hash);
+	return 0;
+}
+
+static int do_calib(int argc, char **argv)
+{
+	unsigned long long size = 0;
+	unsigned long npages, count = 1000, n = 0, i;
+	const char *cg = NULL;
+	uint64_t seed = 0x5eedull, *lat, *idx;
+	unsigned char *buf, *vec;
+	char path[512];
+	int opt;
+
+	while ((opt = getopt(argc, argv, "s:n:C:")) != -1) {
+		switch (opt) {
+		case 's': size = parse_size(optarg); break;
+		case 'n': count = strtoul(optarg, NULL, 10); break;
+		case 'C': cg = optarg; break;
+		default: usage();
+		}
+	}
+	if (!size || !cg)
+		usage();
+	npages = size / PAGE;
+	buf = mmap(NULL, npages * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	vec = malloc(npages);
+	lat = malloc(count * sizeof(*lat));
+	idx = malloc(npages * sizeof(*idx));
+	if (buf == MAP_FAILED || !vec || !lat || !idx) {
+		perror("zbench: mmap");
+		return 1;
+	}
+	madvise(buf, npages * PAGE, MADV_NOHUGEPAGE);
+	for (i = 0; i < npages; i++)
+		fill_page(buf + i * PAGE, i, DS_REAL, &seed);
+	snprintf(path, sizeof(path), "%s/memory.max", cg);
+	FILE *f = fopen(path, "w");
+	if (!f || fputs("max\n", f) < 0 || fclose(f)) {
+		perror("zbench: memory.max");
+		return 1;
+	}
+	sleep(1);
+	if (mincore(buf, npages * PAGE, vec)) {
+		perror("zbench: mincore");
+		return 1;
+	}
+	unsigned long nout = 0;
+	for (i = 0; i < npages; i++)
+		if (!(vec[i] & 1))
+			idx[nout++] = i;
+	for (i = nout; i > 1; i--) { /* shuffle */
+		unsigned long j = xs64(&seed) % i;
+		uint64_t x = idx[i - 1]; idx[i - 1] = idx[j]; idx[j] = x;
+	}
+	for (i = 0; i < nout && n < count; i++) {
+		volatile uint64_t *p = (volatile uint64_t *)(buf + idx[i] * PAGE + 128);
+		uint64_t a = now_ns();
+		(void)*p;
+		lat[n++] = now_ns() - a;
+	}
+	qsort(lat, n, sizeof(*lat), cmp_u64);
+	printf("calib.out_pages=%lu\ncalib.n=%lu\ncalib.p50_us=%.1f\ncalib.p90_us=%.1f\ncalib.p99_us=%.1f\n",
+	       nout, n, pct(lat, n, 50) / 1e3, pct(lat, n, 90) / 1e3, pct(lat, n, 99) / 1e3);
+	return 0;
+}
+
 /* zbench dump -s SIZE -d DATASET: the hog's page contents on stdout (to check compressibility) */
 static int do_dump(int argc, char **argv)
 {
@@ -352,6 +553,10 @@ int main(int argc, char **argv)
 		return do_hog(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "probe"))
 		return do_probe(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "walk"))
+		return do_walk(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "calib"))
+		return do_calib(argc - 1, argv + 1);
 	usage();
 	return 2;
 }

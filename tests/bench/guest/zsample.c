@@ -9,11 +9,14 @@
  * Every MS milliseconds (default 100) appends one line to LOG:
  *   t_ms pool_kB zswapped_kB limit_kB knob zswpout zswpwb pswpout pswpin
  *        psi_sys_us psi_probe_us psi_hog_us hog_zswap_kB hog_zswpwb hog_zswpout
+ *        hog_zswap_max_kB zswpin
  * t_ms is CLOCK_MONOTONIC in ms; pool_kB/zswapped_kB are /proc/meminfo Zswap:/Zswapped:;
  * limit_kB = MemTotal * max_pool_percent / 100; knob is shrinker_enabled (1 = Y);
  * the vmstat columns are cumulative; psi_* are the cumulative "some" totals (us) of
  * /proc/pressure/memory and the cgroups' memory.pressure; hog_* come from the hog
- * cgroup's memory.zswap.current and memory.stat (-1 when absent).
+ * cgroup's memory.zswap.current and memory.stat (-1 when absent); hog_zswap_max_kB is its
+ * memory.zswap.max (-1 = "max" or absent), i.e. the batch cap as set by a static setting or
+ * the daemon. The "probe" is the latency-sensitive cgroup (the service), "hog" the batch one.
  * Runs until SIGTERM/SIGINT.
  */
 #define _GNU_SOURCE
@@ -71,7 +74,7 @@ int main(int argc, char **argv)
 {
 	int ms = 100, opt;
 	const char *logp = NULL, *probe = NULL, *hog = NULL;
-	char probe_psi[512] = "", hog_psi[512] = "", hog_zc[512] = "", hog_stat[512] = "";
+	char probe_psi[512] = "", hog_psi[512] = "", hog_zc[512] = "", hog_stat[512] = "", hog_zm[512] = "";
 	static char buf[65536];
 	FILE *log;
 
@@ -96,6 +99,7 @@ int main(int argc, char **argv)
 		snprintf(hog_psi, sizeof(hog_psi), "%s/memory.pressure", hog);
 		snprintf(hog_zc, sizeof(hog_zc), "%s/memory.zswap.current", hog);
 		snprintf(hog_stat, sizeof(hog_stat), "%s/memory.stat", hog);
+		snprintf(hog_zm, sizeof(hog_zm), "%s/memory.zswap.max", hog);
 	}
 	signal(SIGTERM, on_sig);
 	signal(SIGINT, on_sig);
@@ -103,7 +107,7 @@ int main(int argc, char **argv)
 	while (!stop) {
 		struct timespec ts;
 		long long memtotal = -1, pool = -1, zswapped = -1, pct = -1, knob = -1;
-		long long zo = -1, zw = -1, po = -1, pi = -1, hz = -1, hw = -1, ho = -1;
+		long long zo = -1, zw = -1, po = -1, pi = -1, hz = -1, hw = -1, ho = -1, hm = -1, zi = -1;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		if (!slurp("/proc/meminfo", buf, sizeof(buf))) {
 			memtotal = key(buf, "MemTotal");
@@ -119,18 +123,21 @@ int main(int argc, char **argv)
 			zw = key(buf, "zswpwb");
 			po = key(buf, "pswpout");
 			pi = key(buf, "pswpin");
+			zi = key(buf, "zswpin");
 		}
 		if (hog && !slurp(hog_zc, buf, sizeof(buf)))
 			hz = atoll(buf) / 1024;
+		if (hog && !slurp(hog_zm, buf, sizeof(buf)) && buf[0] != 'm')
+			hm = atoll(buf) / 1024;
 		if (hog && !slurp(hog_stat, buf, sizeof(buf))) {
 			hw = key(buf, "zswpwb");
 			ho = key(buf, "zswpout");
 		}
-		fprintf(log, "%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
+		fprintf(log, "%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
 			(long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, pool, zswapped,
 			memtotal >= 0 && pct >= 0 ? memtotal * pct / 100 : -1, knob, zo, zw, po, pi,
 			psi_some_total("/proc/pressure/memory"), psi_some_total(probe ? probe_psi : NULL),
-			psi_some_total(hog ? hog_psi : NULL), hz, hw, ho);
+			psi_some_total(hog ? hog_psi : NULL), hz, hw, ho, hm, zi);
 		fflush(log);
 		nanosleep(&iv, NULL);
 	}

@@ -1,0 +1,291 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Runs inside the bench guest at boot (from the 9p share mounted on /out; started by
+# bed-boot). The phased bed of issue 9; BED=legacy in bench.conf runs the previous
+# bed (guest/legacy.sh: write-once hog + synthetic probe) instead.
+#
+# Swap: the second virtio disk (/dev/vdb), served by nbdkit on the host with a fixed
+# per-request delay (the nvme or sata profile), so a swap-in from disk costs what it
+# costs on an SSD relative to a zswap load. calibrate() measures that ratio at every boot.
+#
+# Service: PostgreSQL 15 (database built into the image by run.sh) in cgroup bench-svc
+# with memory.max=SVC_MAX below its footprint (shared_buffers holds the whole prewarmed
+# database), driven by pgbench in cgroup bench-client: select-only, keys
+# random_gaussian over all accounts, open loop at a fixed rate (-R), per-transaction
+# logs (-l). Batch: "zbench walk" in cgroup bench-batch (memory.max=BATCH_MAX below its
+# footprint BATCH_SIZE): re-reads a normally distributed working set (BATCH=walk), or
+# the old write-once hog in a loop (BATCH=hog).
+#
+# A run = one configuration through SCHEDULE, a list of phases NAME:SECONDS:SERVICE:BATCH
+# with SERVICE busy|idle (pgbench rate RATE_BUSY / RATE_IDLE) and BATCH
+#   off (not running; stopped if it was), on (started, or continued), pause (SIGSTOP).
+# Configurations (every one starts from: shrinker N, pool POOL_PCT, batch caps "max",
+# writeback on, no memory.low, daemon stopped):
+#   N        static shrinker_enabled=N          Y     static shrinker_enabled=Y
+#   cap0     batch memory.zswap.max=0            caphalf  batch memory.zswap.max = pool limit / 2
+#   capq     batch memory.zswap.max = pool limit / 4
+#   wb0      batch memory.zswap.writeback=0      low   service memory.low=SVC_LOW
+#   off      zswap disabled                      pool20  max_pool_percent=20
+#   zt       zswap-tuned, shipped defaults (empty drop-in)
+#   ztcfg    zswap-tuned configured: ZTCFG_CONF (service cgroup as [Pressure] Cgroups=,
+#            batch cgroup in [Batch] Cgroups=)
+# Runs are interleaved: for each run index, every batch kind, every configuration.
+# Raw results go to /out/results/ (run.sh's report step turns them into tables/plots):
+#   calib.txt   swap-in calibration          env.txt      kernel, knobs, daemon, settings
+#   runs.txt    one line per run             <run>.marks  phase boundaries + counters
+#   <run>.samples (zsample, 100 ms)          <run>.batch.log  batch ops every 500 ms
+#   <run>.pg.<phase>.*  pgbench per-transaction logs; <run>.pgout.<phase> its summary
+#   <run>.daemon, <run>.flips                the daemon's journal and knob flips
+set -u
+S=/out
+[ -f $S/bench.conf ] && . $S/bench.conf
+if [ "${BED:-phases}" = legacy ]; then exec bash $S/legacy.sh; fi
+RUNS=${RUNS:-3}
+CONFIGS=${CONFIGS:-"N Y cap0 caphalf wb0 low zt ztcfg"}
+BATCHES=${BATCHES:-walk}            # walk (re-reads) | hog (write-once, the previous bed's job)
+POOL_PCT=${POOL_PCT:-10}
+ACCEPT=${ACCEPT:-}                  # empty: the kernel's default accept_threshold_percent
+PAGE_CLUSTER=${PAGE_CLUSTER:-0}     # vm.page-cluster during runs (calibration always uses 0)
+SWAP_DEV=${SWAP_DEV:-/dev/vdb}
+SVC_MAX=${SVC_MAX:-160M}            # service cgroup memory.max (footprint ~270 MiB)
+SVC_LOW=${SVC_LOW:-300M}            # "low" config: service memory.low (its working set)
+PG_CLIENTS=${PG_CLIENTS:-4}
+PG_GAUSS=${PG_GAUSS:-2.5}           # random_gaussian parameter: 67% of keys in the middle 1/2.5
+RATE_BUSY=${RATE_BUSY:-100}         # pgbench -R, transactions/s
+RATE_IDLE=${RATE_IDLE:-5}
+WARMUP=${WARMUP:-10}                # s of busy pgbench before the first phase (not reported)
+BATCH_SIZE=${BATCH_SIZE:-896M}
+BATCH_MAX=${BATCH_MAX:-320M}
+BATCH_SIGMA=${BATCH_SIGMA:-0.2}
+BATCH_WRITE_PCT=${BATCH_WRITE_PCT:-20}
+SCHEDULE=${SCHEDULE:-"alone:30:busy:off start:45:busy:on idle:30:idle:on busy:30:busy:on stop:25:busy:off"}
+CAL_SIZE=${CAL_SIZE:-96M}
+CAL_N=${CAL_N:-1500}
+CAL_MIN=${CAL_MIN:-30}
+CAL_MAX=${CAL_MAX:-100}
+SAMPLE_MS=${SAMPLE_MS:-100}
+ZTCFG_CONF=${ZTCFG_CONF:-$(printf '[Pressure]\nCgroups=bench-svc\n[Batch]\nCgroups=bench-batch')}
+
+R=$S/results; mkdir -p $R
+P=/sys/module/zswap/parameters; CG=/sys/fs/cgroup; DBG=/sys/kernel/debug/zswap
+SVCCG=$CG/bench-svc; BATCHCG=$CG/bench-batch; CLICG=$CG/bench-client; CALCG=$CG/bench-cal
+BIN=$S/bin
+DROPIN=/etc/zswap-tuned.conf.d/bench.conf
+PGB=/usr/lib/postgresql/15/bin; PGD=/var/lib/postgresql/15/main; PGC=/etc/postgresql/15/main/postgresql.conf
+ASPG="setpriv --reuid=postgres --regid=postgres --init-groups"
+
+log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*" | tee -a $R/progress.log > /dev/console; }
+mono_ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
+limit_kb() { echo $(( $(awk '/^MemTotal:/{print $2}' /proc/meminfo) * $(cat $P/max_pool_percent) / 100 )); }
+
+setup() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	[ -b $SWAP_DEV ] || { log "FATAL: no swap disk $SWAP_DEV"; exit 1; }
+	swapoff -a 2>/dev/null
+	mkswap -f $SWAP_DEV > /dev/null && swapon $SWAP_DEV || { log "FATAL: swapon $SWAP_DEV failed"; exit 1; }
+	echo Y > $P/enabled
+	grep -qw memory $CG/cgroup.subtree_control || echo +memory > $CG/cgroup.subtree_control
+	mkdir -p $SVCCG $BATCHCG $CLICG $CALCG
+	echo $SVC_MAX > $SVCCG/memory.max
+	echo $BATCH_MAX > $BATCHCG/memory.max
+	systemctl stop zswap-tuned 2>/dev/null
+	mkdir -p /etc/zswap-tuned.conf.d /run/postgresql
+	chown postgres:postgres /run/postgresql
+	[ -n "$ACCEPT" ] || ACCEPT=$(cat $P/accept_threshold_percent)
+}
+
+envinfo() {
+	{
+	echo "kernel=$(uname -r)"; echo "cmdline=$(cat /proc/cmdline)"
+	echo "nproc=$(nproc)"; awk '/^(MemTotal|SwapTotal):/{sub(":", "", $1); print $1 "=" $2 " kB"}' /proc/meminfo
+	echo "cgroup_fs=$(stat -fc %T $CG)"; echo "cgroup.controllers=$(cat $CG/cgroup.controllers)"
+	for f in $P/*; do echo "zswap.$(basename $f)=$(cat $f)"; done
+	swapon --show --noheadings
+	echo "swap_dev_sched=$(cat /sys/block/$(basename $SWAP_DEV)/queue/scheduler 2>/dev/null)"
+	cat $S/tree.txt 2>/dev/null
+	echo "daemon=$(/usr/sbin/zswap-tuned --version 2>&1 | head -1)"
+	echo "daemon_sha256=$(sha256sum /usr/sbin/zswap-tuned | cut -c1-16)"
+	echo "postgres=$($PGB/postgres --version)"
+	echo "## zswap-tuned --check-config (ztcfg drop-in)"
+	printf '%s\n' "$ZTCFG_CONF" > $DROPIN
+	/usr/sbin/zswap-tuned --check-config 2>&1; rm -f $DROPIN
+	echo "## end check-config"
+	echo "systemd=$(systemctl --version | head -1)"
+	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT"
+	echo "schedule=$SCHEDULE"
+	} > $R/env.txt
+}
+
+# ---- calibration: random 4 KiB swap-ins from the disk vs from zswap (p50 each) ----------
+calib_one() { # label: fill CAL_SIZE in a 48 MiB cgroup (on v2 its zswap share counts), lift the limit, time swap-ins
+	echo 48M > $CALCG/memory.max
+	bash -c "echo \$\$ > $CALCG/cgroup.procs; exec $BIN/zbench calib -s $CAL_SIZE -n $CAL_N -C $CALCG" > $R/calib.$1 2>&1
+	awk -F= '$1=="calib.p50_us"{print $2}' $R/calib.$1
+}
+calibrate() {
+	local pc d z ok ratio
+	pc=$(cat /proc/sys/vm/page-cluster)
+	echo 0 > /proc/sys/vm/page-cluster
+	echo N > $P/enabled; d=$(calib_one disk)
+	echo Y > $P/enabled; z=$(calib_one zswap)
+	echo $pc > /proc/sys/vm/page-cluster
+	ratio=$(awk -v d="${d:-0}" -v z="${z:-0}" 'BEGIN{ if (z > 0) printf "%.1f", d / z; else print 0 }')
+	ok=$(awk -v r=$ratio -v a=$CAL_MIN -v b=$CAL_MAX 'BEGIN{print (r >= a && r <= b) ? 1 : 0}')
+	printf 'disk_p50_us=%s\nzswap_p50_us=%s\nratio=%s\nrange=%s-%s\nok=%s\nprofile=%s\n' \
+		"$d" "$z" "$ratio" $CAL_MIN $CAL_MAX $ok "$(cat $S/profile 2>/dev/null)" > $R/calib.txt
+	if [ "$ok" = 1 ]; then
+		log "calibration: disk swap-in p50 ${d} us, zswap load p50 ${z} us, ratio ${ratio}x (want $CAL_MIN-$CAL_MAX): ok"
+	else
+		log "CALIBRATION FAILED: disk swap-in p50 ${d} us, zswap load p50 ${z} us, ratio ${ratio}x is outside $CAL_MIN-$CAL_MAX; THIS BOOT'S RESULTS DO NOT MODEL AN SSD"
+	fi
+}
+
+# ---- the service -----------------------------------------------------------------------
+pg_start() {
+	bash -c "echo \$\$ > $SVCCG/cgroup.procs; exec $ASPG $PGB/postgres -D $PGD -c config_file=$PGC" >> $R/postgres.log 2>&1 &
+	PGPID=$!
+	local _
+	for _ in $(seq 300); do $PGB/pg_isready -q -h /run/postgresql && break; sleep 0.5; done
+	$ASPG psql -q -At -h /run/postgresql -d bench -c "SELECT pg_prewarm('pgbench_accounts') + pg_prewarm('pgbench_accounts_pkey')" > /dev/null ||
+		log "warn: pg_prewarm failed"
+	if [ ! -s /tmp/select.sql ]; then # pgbench sets :scale to 1 for custom scripts: use the real key range
+		local n; n=$($ASPG psql -At -h /run/postgresql -d bench -c "SELECT count(*) FROM pgbench_accounts")
+		printf '\\set aid random_gaussian(1, %s, %s)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' \
+			"$n" "$PG_GAUSS" > /tmp/select.sql
+		chmod 644 /tmp/select.sql
+		log "service: $n accounts, key distribution random_gaussian(1, $n, $PG_GAUSS)"
+	fi
+}
+pg_stop() {
+	kill -INT $PGPID 2>/dev/null; wait $PGPID 2>/dev/null
+}
+pgb() { # name rate seconds: pgbench in bench-client, per-transaction logs under $R
+	bash -c "echo \$\$ > $CLICG/cgroup.procs; cd /tmp; exec $ASPG $PGB/pgbench -n -h /run/postgresql -f /tmp/select.sql \
+		-c $PG_CLIENTS -j 2 -R $2 -T $3 -l --log-prefix=/tmp/pglog bench" > $R/$1.out 2>&1
+	local f
+	for f in /tmp/pglog.*; do [ -f "$f" ] && mv "$f" "$R/$1.tx.${f##*/pglog.}"; done
+}
+
+# ---- the batch job ---------------------------------------------------------------------
+BPID=; BSTATE=off
+batch() { # off|on|pause ; run name in $RUN
+	case $1 in
+	on)
+		if [ -z "$BPID" ]; then
+			local mode=reread; [ "$BKIND" = hog ] && mode=once
+			bash -c "echo \$\$ > $BATCHCG/cgroup.procs; exec $BIN/zbench walk -s $BATCH_SIZE -d real -m $mode -g $BATCH_SIGMA -w $BATCH_WRITE_PCT -l $R/$RUN.batch.log" >> $R/$RUN.batch 2>&1 &
+			BPID=$!
+		else kill -CONT $BPID; fi ;;
+	pause) [ -n "$BPID" ] && kill -STOP $BPID ;;
+	off)
+		if [ -n "$BPID" ]; then kill -CONT $BPID; kill -TERM $BPID; wait $BPID; BPID=; fi ;;
+	esac
+	BSTATE=$1
+}
+
+# ---- counters at phase boundaries --------------------------------------------------------
+cpu_us() { awk -v k=$2 '$1==k{print $2; f=1} END{if(!f) print 0}' $1/cpu.stat 2>/dev/null || echo 0; }
+mark() { # name
+	local dcg=$CG/system.slice/zswap-tuned.service
+	printf '%s %s %s %s %s %s %s %s\n' "$1" "$(mono_ms)" "$(date +%s%3N)" \
+		"$(cpu_us $BATCHCG system_usec)" "$(cpu_us $BATCHCG usage_usec)" \
+		"$( [ -d $dcg ] && cpu_us $dcg usage_usec || echo 0)" "$(cpu_us $SVCCG usage_usec)" \
+		"$(awk '/^(zswpout|zswpin|zswpwb|pswpin|pswpout) /{printf "%s=%s,", $1, $2}' /proc/vmstat)" >> $R/$RUN.marks
+}
+
+wait_drain() {
+	local _
+	for _ in $(seq 300); do
+		[ "$(awk '/^Zswap:/{print $2}' /proc/meminfo)" -le 2048 ] && return 0
+		sleep 0.2
+	done
+	log "warn: pool did not drain ($(grep ^Zswap: /proc/meminfo))"
+}
+
+# ---- configurations ----------------------------------------------------------------------
+reset_knobs() {
+	systemctl stop zswap-tuned 2>/dev/null; rm -f $DROPIN
+	echo Y > $P/enabled
+	echo $POOL_PCT > $P/max_pool_percent
+	echo $ACCEPT > $P/accept_threshold_percent
+	echo N > $P/shrinker_enabled
+	echo $PAGE_CLUSTER > /proc/sys/vm/page-cluster
+	echo max > $BATCHCG/memory.zswap.max
+	echo 1 > $BATCHCG/memory.zswap.writeback
+	echo 0 > $SVCCG/memory.low
+}
+apply_cfg() { # cfg
+	local l; l=$(limit_kb)
+	case $1 in
+	N) ;;
+	Y) echo Y > $P/shrinker_enabled ;;
+	cap0) echo 0 > $BATCHCG/memory.zswap.max ;;
+	caphalf) echo $(( l / 2 * 1024 )) > $BATCHCG/memory.zswap.max ;;
+	capq) echo $(( l / 4 * 1024 )) > $BATCHCG/memory.zswap.max ;;
+	wb0) echo 0 > $BATCHCG/memory.zswap.writeback ;;
+	low) echo $SVC_LOW > $SVCCG/memory.low ;;
+	off) echo N > $P/enabled ;;
+	pool20) echo 20 > $P/max_pool_percent ;;
+	zt|ztcfg)
+		if [ $1 = zt ]; then : > $DROPIN; else printf '%s\n' "$ZTCFG_CONF" > $DROPIN; fi
+		systemctl start zswap-tuned || log "warn: zswap-tuned did not start: $(systemctl status zswap-tuned --no-pager 2>&1 | tail -5)"
+		INVOCATION=$(systemctl show -p InvocationID --value zswap-tuned) ;;
+	*) log "unknown config $1"; return 1 ;;
+	esac
+}
+daemon_stop() { # run name
+	local n=$1 ns
+	systemctl stop zswap-tuned
+	ns=$(systemctl show -p CPUUsageNSec --value zswap-tuned 2>/dev/null)
+	case $ns in ''|*[!0-9]*) DUNIT_MS= ;; *) DUNIT_MS=$(( ns / 1000000 )) ;; esac
+	journalctl -q _SYSTEMD_INVOCATION_ID=$INVOCATION -o short-monotonic --no-pager > $R/$n.daemon 2>&1
+	journalctl -q _SYSTEMD_INVOCATION_ID=$INVOCATION MESSAGE_ID=5b0c2a4e6f8d4c1f9e3a7b2d1c0e9f84 \
+		-o export --no-pager 2>/dev/null | awk -F= '/^__MONOTONIC_TIMESTAMP=/{t=$2} /^KNOB_VALUE=/{print int(t/1000), $2}' > $R/$n.flips
+	rm -f $DROPIN
+	[ "$(cat $P/shrinker_enabled)" = N ] || log "warn: knob not restored to N after stop: $(cat $P/shrinker_enabled)"
+	[ "$(cat $BATCHCG/memory.zswap.max)" = max ] || log "warn: bench-batch memory.zswap.max not restored: $(cat $BATCHCG/memory.zswap.max)"
+}
+
+run_one() { # cfg batchkind idx
+	local c=$1 i=$3 spid spec name dur svc bst rate t0
+	BKIND=$2; RUN=$c.$2.r$3; DUNIT_MS=
+	t0=$(mono_ms)
+	reset_knobs
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	wait_drain
+	apply_cfg $c || return
+	log "run $RUN start (pool limit $(limit_kb) kB)"
+	: > $R/$RUN.marks
+	$BIN/zsample -i $SAMPLE_MS -o $R/$RUN.samples -P $SVCCG -H $BATCHCG &
+	spid=$!
+	pg_start
+	pgb $RUN.warmup $RATE_BUSY $WARMUP
+	for spec in $SCHEDULE; do
+		IFS=: read -r name dur svc bst <<< "$spec"
+		batch $bst
+		mark $name
+		rate=$RATE_BUSY; [ "$svc" = idle ] && rate=$RATE_IDLE
+		pgb $RUN.pg.$name $rate $dur
+	done
+	mark end
+	batch off
+	pg_stop
+	kill -TERM $spid; wait $spid
+	case $c in zt|ztcfg) daemon_stop $RUN ;; esac
+	echo "run=$RUN cfg=$c batch=$BKIND idx=$i limit_kB=$(limit_kb) daemon_unit_ms=${DUNIT_MS:-} secs=$(( ($(mono_ms) - t0) / 1000 ))" >> $R/runs.txt
+	log "run $RUN done in $(( ($(mono_ms) - t0) / 1000 )) s: batch $(grep -E '^walk.ops_per_s=' $R/$RUN.batch | tail -1) svc $(grep -h 'tps = ' $R/$RUN.pg.*.out | awk '{printf "%.0f ", $3}')"
+}
+
+log "guest.sh start (phased bed)"
+setup
+envinfo
+log "env: $(grep -E '^(kernel|MemTotal|zswap.compressor|zswap.zpool|daemon|commit)' $R/env.txt | tr '\n' ' ')"
+calibrate
+for i in $(seq 1 $RUNS); do
+	for b in $BATCHES; do
+		for c in $CONFIGS; do run_one $c $b $i; done
+	done
+done
+reset_knobs
+log "guest.sh end"
