@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_quiet();
         memset(&m, 0xa5, sizeof(m));
         r = parse_meminfo(s, &m);
-        FUZZ_ASSERT(r == 0 || r == -EINVAL || r == -ENOENT || r == -ERANGE);
+        FUZZ_ASSERT(r == 0 || r == -EBADMSG);
         if (r == 0) {
                 FUZZ_ASSERT(fuzz_line_starts_with(s, "MemTotal:"));
                 FUZZ_ASSERT(m.mem_total_kb > 0);
@@ -22,8 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         FUZZ_ASSERT(m.zswap_kb == 0 && m.zswapped_kb == 0);
                 if (!fuzz_line_starts_with(s, "Zswapped:"))
                         FUZZ_ASSERT(m.zswapped_kb == 0);
-        } else if (!fuzz_line_starts_with(s, "MemTotal:"))
-                FUZZ_ASSERT(r == -ENOENT);
+        }
         free(s);
         return 0;
 }

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 uint64_t total = UINT64_C(0xdeadbeef);
                 int r = parse_psi(s, type, &total);
 
-                FUZZ_ASSERT(r == 0 || r == -EINVAL || r == -ENOENT || r == -ERANGE);
+                FUZZ_ASSERT(r == 0 || r == -EBADMSG);
                 if (r == 0) {
                         char num[48];
 
@@ -24,8 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         FUZZ_ASSERT(fuzz_line_starts_with(s, prefix[type]));
                         snprintf(num, sizeof(num), "%" PRIu64, total);
                         FUZZ_ASSERT(strstr(s, num));
-                } else if (r == -ENOENT)
-                        FUZZ_ASSERT(!fuzz_line_starts_with(s, prefix[type]));
+                }
         }
         free(s);
         return 0;

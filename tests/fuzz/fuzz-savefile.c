@@ -1,28 +1,71 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* parse_savefile(): the state file that names what --restore writes to. */
+/* parse_savefile(): the state file that names what --restore writes to, and
+ * cap_path_valid()/cap_value_valid(), which decide which of its lines are
+ * used. */
 #include <errno.h>
 
 #include "fuzz.h"
+#include "kernel.h"
 #include "savefile.h"
 
+/* Independently of kernel.c: "/sys/fs/cgroup/<name>/.../memory.zswap.max",
+ * every component a plain name (not empty, ".", or ".."). */
+static int cap_path_ok(const char *p) {
+        static const char root[] = "/sys/fs/cgroup/", file[] = "/memory.zswap.max";
+        size_t n = strlen(p);
+        char *copy, *save = NULL;
+        int ok = 1;
+
+        if (strncmp(p, root, strlen(root)) != 0 || n < strlen(file) || strcmp(p + n - strlen(file), file) != 0)
+                return 0;
+        if (strstr(p, "//"))
+                return 0;
+        copy = strdup(p);
+        if (!copy)
+                abort();
+        for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save))
+                if (strcmp(c, ".") == 0 || strcmp(c, "..") == 0)
+                        ok = 0;
+        free(copy);
+        return ok;
+}
+
+static int cap_value_ok(const char *v) {
+        size_t n;
+
+        if (strcmp(v, "max") == 0)
+                return 1;
+        n = strlen(v);
+        if (n == 0 || strspn(v, "0123456789") != n)
+                return 0;
+        /* a u64: at most 18446744073709551615, leading zeros aside */
+        while (n > 1 && *v == '0')
+                v++, n--;
+        return n < 20 || (n == 20 && strcmp(v, "18446744073709551615") <= 0);
+}
+
 static void check(const struct saved *s) {
-        FUZZ_ASSERT(s->n_caps <= CONF_MAX_CGROUPS);
+        FUZZ_ASSERT(s->n_caps <= SAVED_MAX_CAPS);
         if (s->knob[0]) {
                 FUZZ_ASSERT(strcmp(s->knob, "shrinker_enabled") == 0 || strcmp(s->knob, "shrink_enabled") == 0);
                 FUZZ_ASSERT(s->value == KNOB_ON || s->value == KNOB_OFF);
-        }
+        } else
+                FUZZ_ASSERT(s->value == KNOB_UNSET);
         for (unsigned i = 0; i < s->n_caps; i++) {
                 const struct saved_cap *c = &s->caps[i];
 
                 FUZZ_ASSERT(memchr(c->path, '\0', sizeof(c->path)));
                 FUZZ_ASSERT(memchr(c->value, '\0', sizeof(c->value)));
-                FUZZ_ASSERT(c->path[0] == '/');
-                FUZZ_ASSERT(strcmp(c->value, "max") == 0 ||
-                            (c->value[0] && strspn(c->value, "0123456789") == strlen(c->value)));
+                /* never a file but a memory.zswap.max below the cgroup mount */
+                FUZZ_ASSERT(cap_path_ok(c->path));
+                FUZZ_ASSERT(cap_value_ok(c->value));
+                /* one original value per file */
+                for (unsigned j = 0; j < i; j++)
+                        FUZZ_ASSERT(strcmp(c->path, s->caps[j].path) != 0);
         }
 }
 
-/* What savefile_write() would write for s. */
+/* What savefile_write() writes for s. */
 static void format(const struct saved *s, char *buf, size_t size) {
         size_t n = 0;
 
@@ -37,7 +80,7 @@ static void format(const struct saved *s, char *buf, size_t size) {
 
 static void same(const struct saved *a, const struct saved *b) {
         FUZZ_ASSERT(strcmp(a->knob, b->knob) == 0);
-        FUZZ_ASSERT(!a->knob[0] || a->value == b->value);
+        FUZZ_ASSERT(a->value == b->value);
         FUZZ_ASSERT(a->n_caps == b->n_caps);
         for (unsigned i = 0; i < a->n_caps; i++) {
                 FUZZ_ASSERT(strcmp(a->caps[i].path, b->caps[i].path) == 0);
@@ -49,17 +92,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *s = fuzz_string(data, size);
         static struct saved a, b;
         static char text[32768];
-        int r;
+        int r, lines = 1;
 
         fuzz_quiet();
-        r = parse_savefile(s, &a);
-        FUZZ_ASSERT(r == 0 || r == -EINVAL || r == -E2BIG || r == -ERANGE);
-        if (r == 0) {
+        /* the validators alone, on the whole input */
+        if (cap_path_valid(s))
+                FUZZ_ASSERT(cap_path_ok(s));
+        if (cap_value_valid(s))
+                FUZZ_ASSERT(cap_value_ok(s));
+
+        for (const char *p = s; *p; p++)
+                lines += *p == '\n';
+        r = parse_savefile(s, "fuzz", &a);
+        /* lines left out (each at most once, and a KNOB= without VALUE=), or a file too large */
+        FUZZ_ASSERT(r == -E2BIG || (r >= 0 && r <= lines + 1));
+        if (r >= 0) {
                 check(&a);
-                /* what is accepted is written back the same way and reads back the same */
+                /* what is kept writes back and reads back the same, nothing left out */
                 format(&a, text, sizeof(text));
-                r = parse_savefile(text, &b);
-                FUZZ_ASSERT(r == 0);
+                FUZZ_ASSERT(parse_savefile(text, "fuzz-written", &b) == 0);
                 same(&a, &b);
         }
         free(s);
