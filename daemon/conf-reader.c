@@ -15,15 +15,6 @@
 
 #include "conf-reader.h"
 
-/* Debian's libinih has its compile-time options as variables too. With them
- * inih's line buffer grows to CONF_LINE_MAX; without them a line must fit the
- * fixed buffer inih passes (INI_MAX_LINE, 200 bytes by default). */
-#if HAVE_DECL_INI_MAX_LINE && HAVE_DECL_INI_ALLOW_REALLOC && HAVE_DECL_INI_USE_STACK
-#define INIH_GROWS 1
-#else
-#define INIH_GROWS 0
-#endif
-
 void conf_error(struct conf_error *e, const char *file, unsigned line, const char *fmt, ...) {
         char msg[512];
         va_list ap;
@@ -41,7 +32,7 @@ void conf_error(struct conf_error *e, const char *file, unsigned line, const cha
 }
 
 void conf_reader_setup_inih(void) {
-#if INIH_GROWS
+#if CONF_INIH_GROWS
         ini_use_stack = false;
         ini_allow_realloc = true;
         ini_max_line = CONF_LINE_MAX + 2; /* the line, its '\n' and a NUL */
@@ -213,7 +204,7 @@ static bool read_line(struct conf_reader *r, int num) {
         bool nul = false, newline = false;
         int ch;
 
-        if (!INIH_GROWS && (size_t) num - 2 < max)
+        if (!CONF_INIH_GROWS && (size_t) num - 2 < max)
                 max = (size_t) num - 2;
         while ((ch = next_char(r)) != EOF) {
                 if (++r->total > CONF_FILE_MAX) {

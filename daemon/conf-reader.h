@@ -9,6 +9,16 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Debian's libinih has its compile-time options as variables too. With them
+ * inih's line buffer grows to CONF_LINE_MAX; without them a line must fit the
+ * fixed buffer inih passes (INI_MAX_LINE, 200 bytes by default), and a longer
+ * one is an error. */
+#if HAVE_DECL_INI_MAX_LINE && HAVE_DECL_INI_ALLOW_REALLOC && HAVE_DECL_INI_USE_STACK
+#define CONF_INIH_GROWS 1
+#else
+#define CONF_INIH_GROWS 0
+#endif
+
 #define CONF_LINE_MAX 65536        /* bytes in a line, without its newline */
 #define CONF_FILE_MAX (1024 * 1024) /* bytes in a file */
 
