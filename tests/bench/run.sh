@@ -35,6 +35,9 @@
 #   BENCH_MEM    guest MiB (default: GUEST_MEM from the conf, else 2048)   BENCH_SMP  guest CPUs (2)
 #   BENCH_TIMEOUT guest wall limit in s (default: GUEST_TIMEOUT from the conf, else 6000)
 #   BENCH_DISK   swap disk latency profile: nvme (1 ms per request, default) or sata (3 ms)
+#   BENCH_DELAY  override the profile's per-request delay (nbdkit delay filter syntax: 2ms);
+#                the guest's zswap loads slow down when the host is busy (TCG), so on a
+#                shared host a longer delay may be needed to land the ratio in 30-100x
 #   BENCH_SWAP_MB swap disk size (4096)
 #   BENCH_OUT    where summary.md and the PNGs are copied (default $BENCH_WORK/results)
 #   BENCH_REV    build the daemon from this commit (git archive) instead of the work tree
@@ -55,6 +58,7 @@ SMP=${BENCH_SMP:-2}
 TIMEOUT=${BENCH_TIMEOUT:-$(confval GUEST_TIMEOUT)}; TIMEOUT=${TIMEOUT:-6000}
 DISK=${BENCH_DISK:-nvme}
 case $DISK in nvme) DELAY=1ms ;; sata) DELAY=3ms ;; *) echo "bench: BENCH_DISK is nvme or sata" >&2; exit 2 ;; esac
+DELAY=${BENCH_DELAY:-$DELAY}
 SWAP_MB=${BENCH_SWAP_MB:-4096}
 IMG_SIZE=${BENCH_IMG_SIZE:-8G}
 for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do

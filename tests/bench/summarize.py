@@ -130,6 +130,7 @@ for line in open(os.path.join(R, 'runs.txt')):
     if 'run' in d:
         runs.append(d)
 calib = kvfile(os.path.join(R, 'calib.txt'))
+calib_end = kvfile(os.path.join(R, 'calib-end.txt'))
 env = kvfile(os.path.join(R, 'env.txt'))
 
 rows = []
@@ -233,6 +234,7 @@ METRICS = [
     ('knob_changes', 'knob changes', None), ('cap_mean_MiB', 'batch cap MiB', None),
 ]
 LOWER = {k: low for k, _, low in METRICS}
+lab = {k: l for k, l, _ in METRICS}
 rng = random.Random(20260903)
 
 
@@ -299,13 +301,15 @@ status = 0
 print('## Calibration (this boot)')
 print()
 ok = calib.get('ok') == '1'
-if not ok:
+if not ok or calib_end.get('ok', '1') != '1':
     status = 3
     print('**CALIBRATION FAILED: the disk/zswap swap-in ratio is outside its range; these results do not model an SSD.**')
     print()
 print(f"Swap disk profile `{calib.get('profile', '?')}`: random 4 KiB swap-in from the disk p50 "
       f"{calib.get('disk_p50_us', '?')} us, from zswap p50 {calib.get('zswap_p50_us', '?')} us: "
-      f"ratio **{calib.get('ratio', '?')}x** (wanted {calib.get('range', '?')}; {'ok' if ok else 'FAILED'}).")
+      f"ratio **{calib.get('ratio', '?')}x** (wanted {calib.get('range', '?')}; {'ok' if ok else 'FAILED'}) "
+      f"at the start of the boot" + (f"; at its end {calib_end.get('disk_p50_us')} us / {calib_end.get('zswap_p50_us')} us = "
+      f"**{calib_end.get('ratio')}x** ({'ok' if calib_end.get('ok') == '1' else 'FAILED'})" if calib_end else '') + '.')
 print()
 print(f"Guest: kernel {env.get('kernel', '?')}, MemTotal {env.get('MemTotal', '?')}, zswap compressor "
       f"{env.get('zswap.compressor', '?')}/{env.get('zswap.zpool', '?')}, daemon {env.get('daemon', '?')} "
@@ -326,10 +330,18 @@ print('Cells: mean over runs (ratio of means against static N [95% bootstrap CI]
       'includes 1.0: no difference). SLO = 2x the same run\'s p99 in phase `alone`; "s over SLO" = seconds '
       'whose p99 exceeded it. Latency is pgbench\'s, from the scheduled start (open loop). Counters are deltas '
       'over the phase; batch kops/s = thousands of page touches per second.')
+for bk in bks:
+    for k in ('svc_p99_ms', 'slo_over_s', 'batch_ops_s', 'pool_ge95_frac', 'pswpin', 'zswpwb'):
+        print()
+        print(f'#### Headline, batch `{bk}`: {lab[k]} per phase')
+        print()
+        print('| config | ' + ' | '.join(phs) + ' |')
+        print('|---|' + '---|' * len(phs))
+        for c in cfgs:
+            print(f'| {c} | ' + ' | '.join(cell(c, bk, ph, k) for ph in phs) + ' |')
 HEAD = ['svc_p50_ms', 'svc_p99_ms', 'svc_p999_ms', 'slo_over_s', 'svc_tps', 'batch_ops_s', 'pool_ge95_frac']
 MORE = ['zswpout', 'zswpwb', 'zswpin', 'pswpin', 'pswpout', 'batch_sys_s', 'daemon_cpu_ms', 'psi_svc_pct',
         'psi_batch_pct', 'knob_on_frac', 'knob_changes', 'cap_mean_MiB']
-lab = {k: l for k, l, _ in METRICS}
 for bk in bks:
     for ph in phs:
         sel = [r for r in rows if r['batch'] == bk and r['phase'] == ph]

@@ -120,11 +120,11 @@ envinfo() {
 # ---- calibration: random 4 KiB swap-ins from the disk vs from zswap (p50 each) ----------
 calib_one() { # label: fill CAL_SIZE in a 48 MiB cgroup (on v2 its zswap share counts), lift the limit, time swap-ins
 	echo 48M > $CALCG/memory.max
-	bash -c "echo \$\$ > $CALCG/cgroup.procs; exec $BIN/zbench calib -s $CAL_SIZE -n $CAL_N -C $CALCG" > $R/calib.$1 2>&1
-	awk -F= '$1=="calib.p50_us"{print $2}' $R/calib.$1
+	bash -c "echo \$\$ > $CALCG/cgroup.procs; exec $BIN/zbench calib -s $CAL_SIZE -n $CAL_N -C $CALCG" > $R/calib$CALTAG.$1 2>&1
+	awk -F= '$1=="calib.p50_us"{print $2}' $R/calib$CALTAG.$1
 }
-calibrate() {
-	local pc d z ok ratio
+calibrate() { # [end]: the same again at the end of the boot, into calib-end.txt (drift)
+	local pc d z ok ratio CALTAG=${1:+-$1}
 	pc=$(cat /proc/sys/vm/page-cluster)
 	echo 0 > /proc/sys/vm/page-cluster
 	echo N > $P/enabled; d=$(calib_one disk)
@@ -133,11 +133,11 @@ calibrate() {
 	ratio=$(awk -v d="${d:-0}" -v z="${z:-0}" 'BEGIN{ if (z > 0) printf "%.1f", d / z; else print 0 }')
 	ok=$(awk -v r=$ratio -v a=$CAL_MIN -v b=$CAL_MAX 'BEGIN{print (r >= a && r <= b) ? 1 : 0}')
 	printf 'disk_p50_us=%s\nzswap_p50_us=%s\nratio=%s\nrange=%s-%s\nok=%s\nprofile=%s\n' \
-		"$d" "$z" "$ratio" $CAL_MIN $CAL_MAX $ok "$(cat $S/profile 2>/dev/null)" > $R/calib.txt
+		"$d" "$z" "$ratio" $CAL_MIN $CAL_MAX $ok "$(cat $S/profile 2>/dev/null)" > $R/calib$CALTAG.txt
 	if [ "$ok" = 1 ]; then
-		log "calibration: disk swap-in p50 ${d} us, zswap load p50 ${z} us, ratio ${ratio}x (want $CAL_MIN-$CAL_MAX): ok"
+		log "calibration${1:+ ($1 of boot)}: disk swap-in p50 ${d} us, zswap load p50 ${z} us, ratio ${ratio}x (want $CAL_MIN-$CAL_MAX): ok"
 	else
-		log "CALIBRATION FAILED: disk swap-in p50 ${d} us, zswap load p50 ${z} us, ratio ${ratio}x is outside $CAL_MIN-$CAL_MAX; THIS BOOT'S RESULTS DO NOT MODEL AN SSD"
+		log "CALIBRATION${1:+ (${1} of boot)} FAILED: disk swap-in p50 ${d} us, zswap load p50 ${z} us, ratio ${ratio}x is outside $CAL_MIN-$CAL_MAX; THIS BOOT'S RESULTS DO NOT MODEL AN SSD"
 	fi
 }
 
@@ -288,4 +288,5 @@ for i in $(seq 1 $RUNS); do
 	done
 done
 reset_knobs
+[ "$RUNS" -gt 0 ] && calibrate end
 log "guest.sh end"
