@@ -246,6 +246,7 @@ echo "# kill-anywhere ($MODE): $ITER iterations, seed $SEED (replay with KILL_SE
 [ $MODE = fake ] && { driver </dev/null >/dev/null 2>&1 & DRIVER=$!; }
 RANDOM=$SEED
 declare -A PHASES=()
+N_KNOB=0 N_CAPS=0
 T_START=$(us)
 for ((i = 1; i <= ITER; i++)); do
 	# the delay: half in the first 20 ms, denser towards 0 (a quarter in
@@ -271,6 +272,11 @@ for ((i = 1; i <= ITER; i++)); do
 	wait "$PID" 2>/dev/null # (no "Killed" line from bash)
 	st=$?
 	at=$((t1 - t0))
+	# what it had changed by then (so that a run where it never got to
+	# change anything cannot pass unnoticed)
+	changed=
+	[ "$(cat "$KNOB")" = "$orig" ] || { changed+=" knob"; N_KNOB=$((N_KNOB + 1)); }
+	[ "$(caps_now)" = "$(caps_orig)" ] || { changed+=" caps"; N_CAPS=$((N_CAPS + 1)); }
 	PID=
 	# where it was, by its log (informational: the texts may change)
 	if [ ! -s "$LOG" ]; then
@@ -294,7 +300,7 @@ for ((i = 1; i <= ITER; i++)); do
 	[ "$knob" = "$orig" ] || bad+=" knob $knob, original $orig;"
 	[ "$caps" = "$(caps_orig)" ] || bad+=" caps $caps, original $(caps_orig);"
 	[ -z "$left" ] || bad+=" left in the state dir: $(echo $left);"
-	what="SIGKILL at $(ms "$at") ms (drawn $(ms "$delay")), $phase"
+	what="SIGKILL at $(ms "$at") ms (drawn $(ms "$delay")), $phase, changed:${changed:- nothing}"
 	if [ -z "$bad" ]; then
 		ok "$i: $what"
 	else
@@ -317,5 +323,7 @@ for ((i = 1; i <= ITER; i++)); do
 done
 echo "# $ITER kills in $((($(us) - T_START) / 1000000)) s: ${PHASES[silent]:-0} before the first log line," \
 	"${PHASES[starting]:-0} during start-up, ${PHASES[running]:-0} while running; seed $SEED"
+check "the daemon had changed the knob when killed ($N_KNOB of $ITER)" test "$N_KNOB" -gt 0
+[ $MODE = fake ] && check "the daemon had changed the caps when killed ($N_CAPS of $ITER)" test "$N_CAPS" -gt 0
 echo "1..$T_N"
 finish
