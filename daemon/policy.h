@@ -145,6 +145,9 @@ void policy_resume(struct policy_state *s);
  * noise: the cap moves in steps and the limit with memory hot-plug. */
 bool policy_cap_needs_write(bool capped, uint64_t current, uint64_t wanted);
 
+/* policy-describe.c: the one-line reason for d (d->text). */
+void policy_describe(const struct policy_params *p, const struct policy_sample *in,
+                     const struct policy_decision *d, char *buf, size_t size);
 const char *policy_mode_to_string(policy_mode m);   /* "idle", ... (journal field) */
 const char *policy_mode_to_human(policy_mode m);    /* "Idle", "Favouring stores", ... */
 const char *policy_reason_to_string(policy_reason r);
