@@ -315,10 +315,11 @@ int kernel_read_pool(const struct kernel *k, struct pool_sample *s) {
         if (mi.has_zswap)
                 s->pool_bytes = mi.zswap_kb * 1024;
         else {
-                /* Before 5.19 only debugfs has it. */
+                /* Before 5.19 only debugfs has it. Neither: we cannot see
+                 * the pool, which is not the same as an empty one. */
                 n = kernel_read(k, ZSWAP_DEBUGFS "/pool_total_size", buf, sizeof(buf));
-                if (n > 0)
-                        (void) parse_u64(strstrip(buf), &s->pool_bytes);
+                if (n <= 0 || parse_u64(strstrip(buf), &s->pool_bytes) < 0)
+                        return -ENODATA;
         }
 
         n = kernel_read(k, "/proc/vmstat", buf, sizeof(buf));

@@ -86,6 +86,7 @@ struct pool_sample {
         struct vmstat vm;
 };
 /* Pool size and counters, re-read each time (the admin or memory hot-plug
- * may change the limit). */
+ * may change the limit). -ENODATA when neither /proc/meminfo (5.19+) nor
+ * debugfs tells the pool size. */
 int kernel_read_pool(const struct kernel *k, struct pool_sample *s);
 double pool_percent(const struct pool_sample *s);

@@ -166,7 +166,9 @@ static policy_pool_state read_pool(struct manager *m, struct pool_sample *pool) 
         if (st != m->pool_state) {
                 if (st == POOL_UNREADABLE)
                         log_error("Cannot read the zswap pool: %s; not deciding until it is readable (back to the "
-                                  "baseline after %llu s)", err_str(r),
+                                  "baseline after %llu s)",
+                                  r == -ENODATA ? "no Zswap: line in /proc/meminfo and no debugfs pool_total_size"
+                                                : err_str(r),
                                   (unsigned long long) (POLICY_BLIND_GRACE_USEC / USEC_PER_SEC));
                 else if (st == POOL_DISABLED)
                         log_notice("zswap is disabled; back to the baseline until it is enabled");

@@ -31,6 +31,7 @@ struct fake {
         char state[512], conf[512];
         uint64_t psi_total, zswpout, pool_kb;
         bool broken_meminfo;
+        const char *meminfo;    /* instead of the usual one */
         char log[64][512];
         unsigned n_log;
         struct manager m;
@@ -78,6 +79,8 @@ static void write_world(struct fake *f) {
                  (unsigned long long) f->psi_total);
         if (f->broken_meminfo)
                 tu_write(f->root, "/proc/meminfo", "garbage\n");
+        else if (f->meminfo)
+                tu_write(f->root, "/proc/meminfo", "%s", f->meminfo);
         else
                 tu_write(f->root, "/proc/meminfo", "MemTotal: %llu kB\nZswap: %llu kB\nZswapped: %llu kB\n",
                          MEMTOTAL_KB, (unsigned long long) f->pool_kb, (unsigned long long) f->pool_kb * 3);
@@ -718,6 +721,92 @@ static void knob_file_vanishes(void **state) {
         assert_int_equal(access(path, F_OK), -1);
 }
 
+/* Faults in what the kernel says: each is said, the daemon keeps running,
+ * and the knob ends at the baseline while the pool cannot be seen. */
+static void meminfo_faults_go_blind(void **state) {
+        static const char *const bad[] = {
+                "MemTotal: 1000000 kB\nMemFree: 5 kB\n", /* no Zswap: (and no debugfs) */
+                "MemTotal: 0 kB\nZswap: 10 kB\n",
+        };
+        static const char *const said[] = {
+                "Cannot read the zswap pool: no Zswap: line in /proc/meminfo and no debugfs pool_total_size",
+                "Cannot read the zswap pool: unexpected contents",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                struct fake *f = *state;
+
+                if (i > 0) {
+                        teardown(state);
+                        setup(state);
+                        f = *state;
+                }
+                assert_int_equal(start(f, QUICK), 0);
+                at(f, 1, 30, 500, 12);
+                assert_string_equal(knob(f), "N");
+                f->meminfo = bad[i];
+                for (int t = 2; t <= 13; t++)
+                        at(f, t, 30, 500, 12);
+                assert_string_equal(knob(f), "Y");
+                assert_int_equal(count_logged(f, said[i]), 1);
+        }
+}
+
+static void max_pool_percent_zero(void **state) {
+        struct fake *f = *state;
+
+        tu_write(f->root, ZSWAP_PARAMS "/shrinker_enabled", "N\n");
+        assert_int_equal(start(f, QUICK), 0);
+        tu_write(f->root, ZSWAP_PARAMS "/max_pool_percent", "0\n");
+        for (int t = 1; t <= 5; t++)
+                at(f, t, 30, 500, 12);
+        /* no room at all, and something stored: that is a full pool */
+        assert_string_equal(knob(f), "Y");
+        assert_logged(f, "Shrinker on: pool at 100% of limit");
+        assert_false(logged(f, "Cannot"));
+        tu_write(f->root, ZSWAP_PARAMS "/max_pool_percent", "20\n");
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(knob(f), "N");
+}
+
+static void psi_garbage_is_said_as_such(void **state) {
+        struct fake *f = *state;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/app.slice/memory.pressure", "some total=0\nfull total=0\n");
+        assert_int_equal(start(f, QUICK "[Pressure]\nCgroups=app.slice\n"), 0);
+        tu_write(f->root, "/sys/fs/cgroup/app.slice/memory.pressure", "no psi here\n");
+        for (int t = 1; t <= 5; t++)
+                at(f, t, 0, 0, 12);
+        assert_int_equal(count_logged(f, "PSI: cannot read /sys/fs/cgroup/app.slice/memory.pressure: unexpected "
+                                         "contents; ignoring it until it is back"), 1);
+        assert_false(logged(f, "No such file"));
+}
+
+/* A save file someone tampered with: nothing outside the rules is written
+ * at start-up, and what is valid in it still counts. */
+static void tampered_savefile_at_startup(void **state) {
+        struct fake *f = *state;
+        char buf[64];
+
+        tu_write(f->root, "/etc/victim", "precious\n");
+        tu_write(f->root, "/sys/fs/cgroup/x.service/cgroup.kill", "0\n");
+        tu_write(f->root, "/run/" SAVEFILE_NAME, "ZSWAP_MAX=0 /etc/victim\n"
+                                                  "ZSWAP_MAX=1 /sys/fs/cgroup/x.service/cgroup.kill\n"
+                                                  "KNOB=shrinker_enabled\nVALUE=N\nKNOB=enabled\n");
+        assert_int_equal(start(f, QUICK), 0);
+        assert_logged(f, "/run/" SAVEFILE_NAME ":1: the path is not a memory.zswap.max below /sys/fs/cgroup; "
+                         "ignoring it");
+        assert_logged(f, "/run/" SAVEFILE_NAME ":2: the path is not a memory.zswap.max");
+        assert_logged(f, "/run/" SAVEFILE_NAME ":5: a second KNOB= line; ignoring it");
+        assert_string_equal(tu_read(f->root, "/etc/victim", buf, sizeof(buf)), "precious");
+        assert_string_equal(tu_read(f->root, "/sys/fs/cgroup/x.service/cgroup.kill", buf, sizeof(buf)), "0");
+        /* the valid knob line is the original to restore */
+        assert_logged(f, "its original value N is the one to restore");
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(knob(f), "N");
+}
+
 /* An admin writes the knob while the daemon is not idle: it stops fighting
  * until a reload (AdminBackOffSec=infinity), still capping. */
 static void admin_write_backs_off_until_reload(void **state) {
@@ -776,6 +865,10 @@ int main(void) {
                 T(removed_batch_cgroup_is_forgotten),
                 T(knob_file_vanishes),
                 T(admin_write_backs_off_until_reload),
+                T(meminfo_faults_go_blind),
+                T(max_pool_percent_zero),
+                T(psi_garbage_is_said_as_such),
+                T(tampered_savefile_at_startup),
 #undef T
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
