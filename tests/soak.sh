@@ -345,7 +345,7 @@ flat "$fd1" "$fd2" || fails+=("open fds not flat: $fd1 -> $fd2")
 {
 	echo "### Soak $(date -u '+%Y-%m-%d %H:%M UTC'): $([ ${#fails[@]} = 0 ] && echo PASS || echo FAIL)"
 	echo
-	echo "- daemon: $(git -C "$abs_top_srcdir" describe --always --dirty 2>/dev/null || echo '?'), kernel $(uname -r), cgroup $CGMODE; $SECONDS_TOTAL s, seed $SEED"
+	echo "- daemon: $DAEMON ($("$DAEMON" --version 2>/dev/null | head -n 1), built $(date -u -r "$DAEMON" '+%F %T UTC'); source tree $(git -C "$abs_top_srcdir" describe --always --dirty 2>/dev/null || echo '?')), kernel $(uname -r), cgroup $CGMODE; $SECONDS_TOTAL s, seed $SEED"
 	echo "- load: $hog_cycles hog cycles (256-1280 MiB at 50-400 MiB/s, 3:1, hold 0-6 s, pause 0-5 s) in a 256 MiB group; max_pool_percent=1, 2 GiB swap file"
 	echo "- alive to the end: $([ -z "$crashed" ] && echo yes || echo "no, $crashed"); SIGTERM: exit $exit_rc, knob $knob_end (original $ORIG), state dir $([ -z "$left" ] && echo empty || echo "holds $left")"
 	echo "- VmRSS: first ${WIN} s mean $rss1 kB, last ${WIN} s mean $rss2 kB ($(pct "$rss1" "$rss2")%), range $rss_min-$rss_max kB ($n_samples samples every ${SAMPLE_EVERY} s)"
