@@ -67,6 +67,14 @@ static unsigned flips_last_minute(const struct policy_state *s, uint64_t now) {
         return n;
 }
 
+unsigned policy_flips_since(const struct policy_state *s, uint64_t since) {
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < s->n_flips && i < POLICY_FLIP_HISTORY; i++)
+                n += s->flips[i] >= since;
+        return n;
+}
+
 static void record_flip(struct policy_state *s, uint64_t now) {
         s->flips[s->n_flips % POLICY_FLIP_HISTORY] = now;
         s->n_flips++;
@@ -342,8 +350,12 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                         if (flip && !safety && p->min_dwell_usec > 0 && s->flipped &&
                             in->now - s->last_flip < p->min_dwell_usec)
                                 d->held = HELD_DWELL;
+                        /* Safety flips are never held back but count, so the cap
+                         * is kept by the others: one that turns the shrinker off
+                         * leaves room for the safety flip back on (the soak saw 7
+                         * flips in a minute at MaxPerMinute=6 before this). */
                         else if (flip && !safety && p->max_per_minute > 0 &&
-                                 flips_last_minute(s, in->now) >= p->max_per_minute)
+                                 flips_last_minute(s, in->now) + (k == KNOB_OFF ? 2 : 1) > p->max_per_minute)
                                 d->held = HELD_CAP;
 
                         if (d->held == HELD_NONE) {

@@ -323,8 +323,11 @@ static void cap_limits_flips_per_minute(void **state) {
         d = step(&p, &s, 102, 30, true, 10);
         assert_int_equal(d.set, KNOB_UNSET);
         assert_int_equal(d.held, HELD_CAP);
-        /* a minute after the first flip, one slot is free again */
+        /* a minute after the first flip one slot is free, but a flip off
+         * must leave room for the safety flip back on */
         d = step(&p, &s, 160, 30, true, 10);
+        assert_int_equal(d.set, KNOB_UNSET);
+        d = step(&p, &s, 161.5, 30, true, 10);
         assert_int_equal(d.set, KNOB_OFF);
 }
 
@@ -333,7 +336,7 @@ static void safety_is_never_held(void **state) {
         struct policy_state s;
         struct policy_decision d;
 
-        p.max_per_minute = 1;
+        p.max_per_minute = 2; /* room for one flip off and the safety flip back */
         policy_init(&s, KNOB_ON, KNOB_ON);
         d = step(&p, &s, 100, 30, true, 10);
         assert_int_equal(d.set, KNOB_OFF);
@@ -344,6 +347,36 @@ static void safety_is_never_held(void **state) {
 
 /* A failed write: the knob is what it is; the next sample tries again, and
  * that is no flip (it used to count each retry against Flips.MaxPerMinute). */
+/* Flips.MaxPerMinute is never exceeded, safety flips included: on, off,
+ * on, ... with the pool rising past WatchPercent each time (the soak's
+ * pattern) stays at the cap. */
+static void cap_counts_safety_flips_too(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+        uint64_t times[64];
+        unsigned n = 0;
+
+        p.min_dwell_usec = 0;
+        p.max_per_minute = 6;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        for (double t = 100; t < 400; t += 0.5) {
+                /* 3 s of a pool filling fast (safety: on), 3 s of pressure
+                 * with the pool low (off), and so on */
+                bool filling = (int) ((t - 100) / 3) % 2 == 0;
+                d = step(&p, &s, t, 30, true, filling ? 95 : 20);
+                if (d.set != KNOB_UNSET && d.reason != REASON_RETRY)
+                        times[n++ % 64] = (uint64_t) (t * 1000);
+        }
+        assert_true(n > 12);
+        for (unsigned i = 0; i < n && i < 64; i++) {
+                unsigned in = 0;
+                for (unsigned j = 0; j < n && j < 64; j++)
+                        in += times[j] >= times[i] && times[j] < times[i] + 60000;
+                assert_true(in <= 6);
+        }
+}
+
 static void failed_write_is_retried_not_counted(void **state) {
         struct policy_params p = params();
         struct policy_state s;
@@ -361,8 +394,9 @@ static void failed_write_is_retried_not_counted(void **state) {
         }
         assert_int_equal(s.n_flips, 1);
         /* calm and the pool low: back to the baseline; a failed write of
-         * that is retried too, not held by Flips.MaxPerMinute */
-        p.max_per_minute = 1;
+         * that is retried too, not held by Flips.MaxPerMinute (a new flip
+         * off would be: 1 + 2 > 2) */
+        p.max_per_minute = 2;
         d = step(&p, &s, 300, 0, false, 20);
         assert_int_equal(d.set, KNOB_OFF);
         assert_int_equal(d.reason, REASON_CALM);
@@ -772,6 +806,7 @@ int main(void) {
                 cmocka_unit_test(dwell_holds_back_and_logs_once),
                 cmocka_unit_test(cap_limits_flips_per_minute),
                 cmocka_unit_test(safety_is_never_held),
+                cmocka_unit_test(cap_counts_safety_flips_too),
                 cmocka_unit_test(failed_write_is_retried_not_counted),
                 cmocka_unit_test(cap_holds_above_64_per_minute),
                 cmocka_unit_test(calm_leaves_protection_only_below_low),
