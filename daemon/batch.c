@@ -49,9 +49,11 @@ void batch_sample(struct batch *b, const struct kernel *k, uint64_t limit_bytes,
                 struct batch_cg *c = &b->cg[i];
                 uint64_t cur;
 
+                c->use = 0;
                 if (c->failures > 0 || kernel_read(k, c->cur_path, buf, sizeof(buf)) <= 0 ||
                     parse_u64(strstrip(buf), &cur) < 0)
                         continue;
+                c->use = cur;
                 used += cur;
                 (*n)++;
         }

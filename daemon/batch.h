@@ -20,6 +20,7 @@ struct batch_cg {
         bool capped;            /* a cap is in force (or would be, dry run) */
         bool written;           /* ... and was written for real: restore it */
         uint64_t cap;           /* bytes, as written */
+        uint64_t use;           /* memory.zswap.current at the last sample */
         bool missing;           /* said that it is not there */
         unsigned failures;      /* cap writes failed in a row (said once) */
 };

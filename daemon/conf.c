@@ -12,7 +12,7 @@
 #include "log.h"
 #include "util.h"
 
-enum key_type { T_BOOL, T_UINT, T_SEC_INF, T_PERCENT, T_ENUM, T_LOGLEVEL, T_CGROUPS };
+enum key_type { T_BOOL, T_UINT, T_SEC_INF, T_PERCENT, T_ENUM, T_LOGLEVEL, T_CGROUPS, T_DIR };
 
 struct key {
         const char *section, *name;
@@ -52,12 +52,13 @@ static const struct key keys[] = {
         K("Flips", "AdminBackOffSec", T_SEC_INF, admin_backoff_sec, 0, 86400, NULL),
         K("Batch", "Cgroups", T_CGROUPS, batch_cgroups, 0, 0, NULL),
         K("Batch", "ZswapMaxPercent", T_PERCENT, batch_zswap_max, 0, 100, NULL),
+        K("Metrics", "TextfileDirectory", T_DIR, metrics_dir, 0, 0, NULL),
 };
 #undef K
 
 #define N_KEYS ELEMENTSOF(keys)
 
-static const char *const section_names[] = { "Daemon", "Pressure", "Pool", "Flips", "Batch", NULL };
+static const char *const section_names[] = { "Daemon", "Pressure", "Pool", "Flips", "Batch", "Metrics", NULL };
 
 void conf_defaults(struct conf *c) {
         *c = (struct conf) {
@@ -227,6 +228,15 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
                 return 1;
         case T_CGROUPS:
                 return set_cgroups(p, (struct conf_list *) field, value);
+        case T_DIR:
+                /* empty: off; else an absolute path without ".." */
+                if ((*value && *value != '/') || strstr(value, "..") || strlen(value) >= CONF_PATH_MAX) {
+                        fail_here(p, "%s=%s: expected an absolute directory without '..', or nothing", k->name,
+                                  value);
+                        return 0;
+                }
+                strcpy(field, value);
+                return 1;
         }
         return 0;
 }
@@ -385,6 +395,9 @@ static void dump_value(const struct conf *c, const struct key *k, FILE *f) {
                         fprintf(f, "%s%s", i ? " " : "", l->item[i]);
                 break;
         }
+        case T_DIR:
+                fputs(field, f);
+                break;
         }
 }
 

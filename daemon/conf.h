@@ -12,6 +12,7 @@ enum baseline_choice { BASELINE_STARTUP, BASELINE_ON, BASELINE_OFF };
 
 #define CONF_MAX_CGROUPS 16
 #define CONF_INFINITY UINT_MAX /* a number of seconds: "infinity" */
+#define CONF_PATH_MAX 256
 
 struct conf_list {
         char *item[CONF_MAX_CGROUPS];
@@ -40,6 +41,8 @@ struct conf {
         /* [Batch] */
         struct conf_list batch_cgroups;
         double batch_zswap_max;  /* percent of the pool limit */
+        /* [Metrics] */
+        char metrics_dir[CONF_PATH_MAX]; /* "" = off */
 };
 
 void conf_defaults(struct conf *c);

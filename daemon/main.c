@@ -11,14 +11,26 @@
 
 #include "log.h"
 #include "manager.h"
+#include "plot.h"
+#include "record.h"
 #include "state.h"
+#include "status.h"
 #include "util.h"
 
 static bool arg_check_config;
 static bool arg_restore;
+static bool arg_json;
+static bool arg_verify;
+static bool arg_quiet;
+static bool arg_config_given;
+static const char *arg_output;
 
 static void help(void) {
-        printf("Usage: %s [OPTIONS]\n"
+        printf("Usage: %s [OPTIONS]                       run the daemon\n"
+               "       %s status [--json]                 what the running daemon is doing, and why\n"
+               "       %s replay FILE [--config=FILE] [--verify] [--quiet]\n"
+               "                                            run the policy over a recording\n"
+               "       %s plot FILE -o OUT.png            draw a recording (needs gnuplot)\n"
                "Turn the zswap shrinker off while latency-sensitive work is under memory\n"
                "pressure and the pool has room, on again as the pool nears its limit.\n\n"
                "  -c, --config=FILE      configuration file (default %s/zswap-tuned.conf);\n"
@@ -30,15 +42,22 @@ static void help(void) {
                "      --state-dir=DIR    where the original knob value is kept\n"
                "                         (default $RUNTIME_DIRECTORY or /run/zswap-tuned)\n"
                "      --log-level=LEVEL  err, warning, notice, info or debug\n"
+               "      --record=FILE      append every sample and decision to FILE\n"
+               "      --json             status: one JSON object\n"
+               "      --verify           replay: compare with the recorded decisions\n"
+               "  -q, --quiet            replay: the summary only\n"
+               "  -o, --output=FILE      plot: the PNG to write\n"
                "  -h, --help             show this help\n"
                "  -V, --version          show the version\n\n"
                "See zswap-tuned(8) and zswap-tuned.conf(5).\n",
+               program_invocation_short_name, program_invocation_short_name, program_invocation_short_name,
                program_invocation_short_name, SYSCONFDIR);
 }
 
 /* Returns -1 to go on, else an exit code. */
 static int parse_argv(int argc, char *argv[], struct manager *m) {
-        enum { ARG_CHECK_CONFIG = 0x100, ARG_RESTORE, ARG_ROOT, ARG_STATE_DIR, ARG_LOG_LEVEL };
+        enum { ARG_CHECK_CONFIG = 0x100, ARG_RESTORE, ARG_ROOT, ARG_STATE_DIR, ARG_LOG_LEVEL, ARG_RECORD, ARG_JSON,
+               ARG_VERIFY };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
@@ -47,16 +66,37 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                { "record", required_argument, NULL, ARG_RECORD },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "verify", no_argument, NULL, ARG_VERIFY },
+                { "quiet", no_argument, NULL, 'q' },
+                { "output", required_argument, NULL, 'o' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {}
         };
         int c;
 
-        while ((c = getopt_long(argc, argv, "c:nhV", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "c:nqo:hV", options, NULL)) >= 0) {
                 switch (c) {
                 case 'c':
                         m->config_path = optarg;
+                        arg_config_given = true;
+                        break;
+                case ARG_RECORD:
+                        m->record_path = optarg;
+                        break;
+                case ARG_JSON:
+                        arg_json = true;
+                        break;
+                case ARG_VERIFY:
+                        arg_verify = true;
+                        break;
+                case 'q':
+                        arg_quiet = true;
+                        break;
+                case 'o':
+                        arg_output = optarg;
                         break;
                 case ARG_CHECK_CONFIG:
                         arg_check_config = true;
@@ -98,11 +138,39 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
                         return EXIT_USAGE;
                 }
         }
-        if (optind < argc) {
-                log_error("unexpected argument: %s (see --help)", argv[optind]);
-                return EXIT_USAGE;
-        }
         return -1;
+}
+
+/* "status", "replay FILE", "plot FILE": the commands besides the daemon. */
+static int run_command(struct manager *m, int argc, char *argv[]) {
+        const char *cmd = argv[0];
+        struct replay_options o = { .verify = arg_verify, .quiet = arg_quiet };
+        char err[1024];
+        struct conf c;
+        int r;
+
+        if (strcmp(cmd, "status") == 0 && argc == 1)
+                return status_show(&m->kernel, m->state.dir, arg_json);
+        if (strcmp(cmd, "plot") == 0 && argc == 2) {
+                if (!arg_output) {
+                        log_error("plot: -o/--output=FILE.png is needed");
+                        return EXIT_USAGE;
+                }
+                return plot(argv[1], arg_output);
+        }
+        if (strcmp(cmd, "replay") == 0 && argc == 2) {
+                /* the configuration to replay with: --config, or the built-in defaults */
+                conf_defaults(&c);
+                if (arg_config_given && conf_load(&c, m->config_path, err, sizeof(err)) < 0) {
+                        log_error("%s", err);
+                        return EXIT_CONFIG;
+                }
+                r = replay(argv[1], &c, &o, stdout);
+                conf_free(&c);
+                return r;
+        }
+        log_error("unexpected argument: %s (see --help)", cmd);
+        return EXIT_USAGE;
 }
 
 int main(int argc, char *argv[]) {
@@ -115,6 +183,11 @@ int main(int argc, char *argv[]) {
         r = parse_argv(argc, argv, &m);
         if (r >= 0)
                 return r;
+        if (optind < argc) {
+                r = run_command(&m, argc - optind, argv + optind);
+                manager_free(&m);
+                return r;
+        }
 
         if (arg_restore) {
                 r = state_restore(&m.kernel, m.state.dir);

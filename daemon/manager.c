@@ -10,6 +10,7 @@
 #include "log.h"
 #include "manager.h"
 #include "probe.h"
+#include "publish.h"
 #include "schedule.h"
 #include "util.h"
 
@@ -48,10 +49,8 @@ static void update_idle_check(struct manager *m) {
                                                                : m->params.sample_usec;
 }
 
-static void apply_params(struct manager *m) {
-        const struct conf *c = &m->conf;
-
-        m->params = (struct policy_params) {
+void params_from_conf(const struct conf *c, struct policy_params *p) {
+        *p = (struct policy_params) {
                 .pressure_high = c->pressure_high,
                 .pressure_low = c->pressure_low,
                 .hold_usec = c->hold_sec * USEC_PER_SEC,
@@ -69,6 +68,12 @@ static void apply_params(struct manager *m) {
                 .batch = c->batch_cgroups.n > 0,
                 .batch_max = c->batch_zswap_max,
         };
+}
+
+static void apply_params(struct manager *m) {
+        const struct conf *c = &m->conf;
+
+        params_from_conf(c, &m->params);
         update_idle_check(m);
         log_set_max_level(m->log_level_override >= 0 ? m->log_level_override : c->log_level);
 }
@@ -100,11 +105,15 @@ static void act_knob(struct manager *m, knob_value before, const struct policy_d
                         /* it is what it is; the policy tries again next sample */
                         r = knob_read(&m->knob, &m->kernel, &m->state);
                         policy_sync_knob(&m->policy, r < 0 ? (r == -ENOENT ? KNOB_UNSET : before) : r);
+                        record_failed(&m->recorder, m->last_sample, m->policy.knob);
                         return;
                 }
         }
-        if (d->reason != REASON_RETRY || m->knob.failures == 0)
-                report_flip(&rs, before, d->set, d);
+        m->flips_total++;
+        m->flips_by_reason[d->reason]++;
+        m->last_reason = d->reason;
+        snprintf(m->last_text, sizeof(m->last_text), "%s", d->text);
+        report_flip(&rs, before, d->set, d);
 }
 
 static knob_value baseline_value(const struct manager *m) {
@@ -131,6 +140,7 @@ static void reset_policy(struct manager *m) {
                 base = baseline_value(m);
         }
         policy_init(&m->policy, current, base);
+        record_init(&m->recorder, m->last_sample, current, m->knob.name ? m->knob.original : KNOB_UNSET);
         if (current == base)
                 return;
         snprintf(d.text, sizeof(d.text), "%s", why[m->conf.baseline]);
@@ -154,6 +164,7 @@ static void check_outside_change(struct manager *m, uint64_t now) {
         if (r < 0 || r == (int) m->policy.knob)
                 return;
         what = policy_knob_changed_outside(&m->params, &m->policy, r, m->conf.baseline == BASELINE_STARTUP, now);
+        record_outside(&m->recorder, now, r, m->conf.baseline == BASELINE_STARTUP);
         knob_adopt(&m->knob, &m->state, r); /* theirs is what to restore on exit, too */
         report_outside(m->knob.name, r, what, m->params.backoff_usec);
 }
@@ -201,7 +212,9 @@ void manager_tick(struct manager *m, uint64_t now) {
 
         check_outside_change(m, now);
         knob_value before = m->policy.knob;
+        record_sample(&m->recorder, &in);
         policy_decide(&m->params, &m->policy, &in, &d);
+        record_decision(&m->recorder, now, &d, m->policy.knob);
 
         m->pressure = d.pressure_valid ? in.pressure : m->pressure;
         m->pool = in.pool;
@@ -221,6 +234,13 @@ void manager_tick(struct manager *m, uint64_t now) {
         report_mode(&rs, &d, m->policy.knob, d.set != KNOB_UNSET && m->knob.name);
         batch_apply(&m->batch, &m->kernel, &m->state, dry_run(m), &d);
         report_status(&m->report, &rs, &d, m->policy.knob);
+        if (d.mode_changed) {
+                m->mode_since = realtime_usec();
+                m->decisions_by_reason[d.reason]++;
+                m->last_reason = d.reason;
+                snprintf(m->last_text, sizeof(m->last_text), "%s", d.text);
+        }
+        publish(m, &d, &pool);
         schedule_next(m, &d);
 }
 
@@ -245,6 +265,13 @@ int manager_start(struct manager *m, sd_event *event) {
         r = probe_required(&m->kernel);
         if (r != 0)
                 return r;
+        if (m->record_path) {
+                r = record_open(&m->recorder, m->record_path);
+                if (r < 0) {
+                        log_error("--record=%s: %s", m->record_path, err_str(r));
+                        return EXIT_FAILURE;
+                }
+        }
         /* A previous instance died before restoring: put back what it had
          * capped (we start idle, with nothing capped); its saved knob value
          * is read by knob_probe(). */
@@ -253,7 +280,8 @@ int manager_start(struct manager *m, sd_event *event) {
         r = probe_knob(m);
         if (r < 0)
                 return r == -ENOENT ? EXIT_UNAVAILABLE : EXIT_FAILURE;
-        probe_report(&m->kernel);
+        m->warnings = probe_report(&m->kernel);
+        m->mode_since = realtime_usec();
         monitor_check_swaps(&m->monitor, true);
         if (dry_run(m))
                 log_notice("Dry run: the knob and the batch caps are never written");
@@ -303,8 +331,10 @@ int manager_reload(struct manager *m) {
         batch_setup(&m->batch, &m->kernel, &m->conf.batch_cgroups, m->conf.batch_zswap_max);
         if (m->conf.knob != old_choice || m->conf.baseline != old_baseline || was_dry != dry_run(m))
                 reset_policy(m);
-        else
+        else {
                 policy_resume(&m->policy); /* a reload takes the knob back from an admin */
+                record_resume(&m->recorder, m->last_sample);
+        }
         log_info("Reloaded configuration from %s", m->config_path);
         schedule_kick(m);
         return 0;
@@ -324,6 +354,9 @@ void manager_free(struct manager *m) {
         m->watchdog = sd_event_source_disable_unref(m->watchdog);
         m->event = sd_event_unref(m->event);
         conf_free(&m->conf);
+        free(m->published);
+        m->published = NULL;
+        record_close(&m->recorder);
         state_unlock(&m->state);
 }
 
@@ -379,6 +412,8 @@ int manager_run(struct manager *m) {
         /* Whatever happened, never leave the knob or a cap changed. */
         if (manager_restore(m) < 0 && r == EXIT_SUCCESS)
                 r = EXIT_FAILURE;
+        if (r != EXIT_RUNNING)
+                publish_remove(m);
         sd_event_unref(e);
         return r;
 }

@@ -15,6 +15,7 @@
 #include "knob.h"
 #include "monitor.h"
 #include "policy.h"
+#include "record.h"
 #include "report.h"
 #include "sources.h"
 #include "state.h"
@@ -45,6 +46,8 @@ struct manager {
         struct sources sources;
         struct monitor monitor;
         struct report report;
+        const char *record_path;        /* --record=FILE */
+        struct recorder recorder;
 
         struct policy_params params;
         struct policy_state policy;
@@ -53,7 +56,20 @@ struct manager {
         struct vmstat last_vm;
         double pressure, pool;
         policy_pool_state pool_state; /* as last said */
+
+        /* for "zswap-tuned status" and the metrics (publish.c) */
+        uint64_t mode_since;            /* CLOCK_REALTIME usec */
+        policy_reason last_reason;      /* of the last flip or change of mode */
+        char last_text[256];
+        uint64_t flips_total;
+        uint64_t flips_by_reason[POLICY_REASONS], decisions_by_reason[POLICY_REASONS];
+        unsigned warnings;              /* WARN_* found at startup */
+        char *published;                /* the status last written, less its time */
+        uint64_t metrics_written;       /* CLOCK_MONOTONIC usec */
 };
+
+/* The policy's parameters from a configuration (also for replay). */
+void params_from_conf(const struct conf *c, struct policy_params *p);
 
 void manager_init(struct manager *m);
 /* Load the configuration (the caller prints err as "FILE:LINE: message"). */

@@ -26,6 +26,7 @@ typedef enum {
         REASON_RETRY,        /* the knob is not what the mode wants (a failed write, a back-off
                               * that ended): set it again; not a flip */
 } policy_reason;
+#define POLICY_REASONS (REASON_RETRY + 1)
 
 /* What the manager could read of the pool this sample. */
 typedef enum { POOL_OK, POOL_UNREADABLE, POOL_DISABLED } policy_pool_state;
@@ -141,6 +142,8 @@ policy_outside policy_knob_changed_outside(const struct policy_params *p, struct
                                            knob_value actual, bool baseline_follows, uint64_t now);
 /* Take the knob back after an outside change (a reload). */
 void policy_resume(struct policy_state *s);
+/* Flips since then (the history holds POLICY_FLIP_HISTORY). */
+unsigned policy_flips_since(const struct policy_state *s, uint64_t since);
 /* Is a cap of `wanted` bytes worth writing over `current`? Not for rounding
  * noise: the cap moves in steps and the limit with memory hot-plug. */
 bool policy_cap_needs_write(bool capped, uint64_t current, uint64_t wanted);

@@ -5,6 +5,7 @@
 #include "manager.h"
 #include "probe.h"
 #include "psi.h"
+#include "snapshot.h"
 #include "util.h"
 
 int probe_required(const struct kernel *k) {
@@ -23,7 +24,7 @@ int probe_required(const struct kernel *k) {
         return 0;
 }
 
-void probe_report(const struct kernel *k) {
+unsigned probe_report(const struct kernel *k) {
         const char *fields[] = { "MESSAGE_ID=" MESSAGE_ID_STARTUP_WARNING, NULL };
         struct pool_sample p;
         char lim[32], comp[64] = "", buf[4096];
@@ -43,8 +44,11 @@ void probe_report(const struct kernel *k) {
         log_info("debugfs: " ZSWAP_DEBUGFS " %s", kernel_exists(k, ZSWAP_DEBUGFS "/pool_total_size")
                                                          ? "available (extra detail only)"
                                                          : "not available (optional; /proc/meminfo is used)");
-        if (kernel_read(k, "/proc/self/cgroup", buf, sizeof(buf)) > 0 && parse_cgroup_memory_v1(buf))
+        if (kernel_read(k, "/proc/self/cgroup", buf, sizeof(buf)) > 0 && parse_cgroup_memory_v1(buf)) {
                 log_fields(LOG_WARNING, fields,
                            "Memory controller is on cgroup v1: the zswap shrinker writes nothing back there, "
                            "so flips have no effect (the pool limit still applies)");
+                return WARN_CGROUP_V1;
+        }
+        return 0;
 }

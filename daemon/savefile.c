@@ -34,7 +34,7 @@ int savefile_write(const char *state_dir, const struct saved *s) {
                                        s->caps[i].path);
         if (n >= sizeof(content))
                 return -E2BIG;
-        return write_file_atomic(path, content);
+        return write_file_atomic(path, content, 0600);
 }
 
 static const char *parse_cap(char *v, struct saved *s) {

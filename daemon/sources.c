@@ -72,6 +72,7 @@ static void open_source(struct sources *s, struct psi_src *src, bool startup) {
         }
         src->fd = fd;
         if (used != s->window_usec) {
+                s->window_rounded = true;
                 const char *fields[] = { "MESSAGE_ID=" MESSAGE_ID_STARTUP_WARNING, NULL };
                 log_fields(LOG_INFO, fields,
                            "PSI: %s, trigger \"%s %llu %llu\" (a %llu ms window needs CAP_SYS_RESOURCE; using %llu ms)",
@@ -86,7 +87,7 @@ static void open_source(struct sources *s, struct psi_src *src, bool startup) {
 static struct psi_src *add(struct sources *s, const char *spec, bool wake_only) {
         struct psi_src *src = &s->src[s->n];
 
-        *src = (struct psi_src) { .fd = -1, .wake_only = wake_only };
+        *src = (struct psi_src) { .fd = -1, .wake_only = wake_only, .pct = -1 };
         snprintf(src->spec, sizeof(src->spec), "%s", spec);
         if (strcmp(spec, "system") == 0 && !wake_only)
                 snprintf(src->path, sizeof(src->path), PSI_SYSTEM_MEMORY);
@@ -133,6 +134,7 @@ double sources_sample(struct sources *s, uint64_t dt) {
                 int r;
 
                 if (src->gone) {
+                        src->pct = -1;
                         open_source(s, src, false);
                         continue; /* no delta yet */
                 }
@@ -147,8 +149,10 @@ double sources_sample(struct sources *s, uint64_t dt) {
                         src->gone = true;
                         continue;
                 }
+                src->pct = -1;
                 if (src->have_total && dt > 0 && total >= src->total) {
                         double pct = 100.0 * (double) (total - src->total) / (double) dt;
+                        src->pct = pct > 100 ? 100 : pct;
                         if (pct > max)
                                 max = pct;
                 }

@@ -21,6 +21,7 @@ struct psi_src {
         uint64_t total;
         bool gone;              /* missing or removed; retried while sampling */
         bool wake_only;         /* a batch cgroup: its stalls wake us, but are not pressure */
+        double pct;             /* its pressure over the last sample, < 0 = none */
 };
 
 struct sources {
@@ -33,6 +34,7 @@ struct sources {
         void *userdata;
         int type;               /* enum psi_type */
         uint64_t stall_usec, window_usec;
+        bool window_rounded;    /* a trigger took a longer window (no CAP_SYS_RESOURCE) */
 };
 
 /* (Re)build the sources from the configuration and arm their triggers. */

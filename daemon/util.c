@@ -127,7 +127,7 @@ const char *err_str(int r) {
         }
 }
 
-int write_file_atomic(const char *path, const char *s) {
+int write_file_atomic(const char *path, const char *s, mode_t mode) {
         char tmp[PATH_MAX];
         int fd, r;
 
@@ -136,7 +136,9 @@ int write_file_atomic(const char *path, const char *s) {
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        r = write_all(fd, s, strlen(s));
+        r = fchmod(fd, mode) < 0 ? -errno : 0;
+        if (r == 0)
+                r = write_all(fd, s, strlen(s));
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
         if (close(fd) < 0 && r == 0)
@@ -249,6 +251,13 @@ const char *format_bytes(char *buf, size_t size, uint64_t bytes) {
         else
                 snprintf(buf, size, "%.1f %s", v, unit[i]);
         return buf;
+}
+
+uint64_t realtime_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 }
 
 uint64_t now_usec(void) {

@@ -29,8 +29,8 @@ ssize_t read_full_file(const char *path, char *buf, size_t size);
 int write_string_file(const char *path, const char *s, int64_t fs_magic);
 /* sysfs, proc, cgroupfs, debugfs (statfs f_type) */
 bool is_kernel_fs(int64_t f_type);
-/* Write a file atomically: temp file in the same directory, fsync, rename. */
-int write_file_atomic(const char *path, const char *s);
+/* Write a file atomically, with this mode: temp file in the same directory, fsync, rename. */
+int write_file_atomic(const char *path, const char *s, mode_t mode);
 
 /* mkdir -p, new directories with this mode. */
 int mkdir_p(const char *path, mode_t mode);
@@ -49,3 +49,4 @@ int parse_boolean(const char *s);
 const char *format_bytes(char *buf, size_t size, uint64_t bytes);
 
 uint64_t now_usec(void); /* CLOCK_MONOTONIC */
+uint64_t realtime_usec(void); /* CLOCK_REALTIME, for people */

@@ -7,7 +7,8 @@ set -u
 
 W=$(mktemp -d /tmp/zswap-tuned-cli.XXXXXX)
 PID=
-cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$W"; }
+GEN=
+cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; [ -n "$GEN" ] && kill "$GEN" 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
 
 P=$W/root/sys/module/zswap/parameters
@@ -93,5 +94,62 @@ wait_for_line "$W/log4" 'Started \(pid'
 kill -TERM "$PID"; wait "$PID"; PID=
 check "--dry-run logs what it would do" grep -q "Would set shrinker_enabled=N" "$W/log4"
 check "--dry-run leaves the knob alone" test "$(knob)" = Y
+
+# status, metrics, --record, replay and plot.
+run status >"$W/st0"; rc=$?
+check "status without a daemon exits 3" test $rc -eq 3
+check "... and says it is not running" grep -q "not running" "$W/st0"
+mkdir -p "$W/prom"
+printf '[Pressure]\nHoldSec=1\n[Pool]\nSampleMs=100\nMinSampleMs=100\n[Flips]\nMinDwellSec=0\n[Metrics]\nTextfileDirectory=%s\n' \
+	"$W/prom" >"$W/ops.conf"
+"${RUN[@]}" -c "$W/ops.conf" --record "$W/rec" 2>"$W/log5" & PID=$!
+wait_for_line "$W/log5" 'Started \(pid'
+# memory pressure (30% of wall time stalled) with stores, until stopped
+( t=0; s=0; while :; do t=$((t + 30000)); s=$((s + 100))
+	echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=$t" >"$W/root/proc/pressure/memory.new"
+	mv "$W/root/proc/pressure/memory.new" "$W/root/proc/pressure/memory"
+	printf 'pswpout 0\nzswpout %d\nzswpwb 0\n' $s >"$W/root/proc/vmstat.new"; mv "$W/root/proc/vmstat.new" "$W/root/proc/vmstat"
+	sleep 0.1; done ) & GEN=$!
+wait_for_line "$W/log5" 'Shrinker off: pressure'
+run status >"$W/st1"; rc=$?
+check "status of a running daemon exits 0" test $rc -eq 0
+check "... and shows the knob, the mode and why" bash -c "grep -q 'Knob: shrinker_enabled=N (original Y)' '$W/st1' &&
+	grep -q 'Mode: Favouring stores since' '$W/st1' && grep -qE 'Decision: pressure [0-9.]+% >= 10%' '$W/st1'"
+run status --json >"$W/st2"
+check "status --json is one JSON object with the mode" python3 -c "
+import json, sys; d = json.load(open('$W/st2'))
+assert d['mode'] == 'throughput' and d['knob_value'] is False and d['original_value'] is True, d
+assert d['pool']['limit_bytes'] == 204800000 and d['sources'][0]['path'] == '/proc/pressure/memory', d"
+check "the metrics textfile is valid exposition format" python3 "$abs_top_srcdir/tests/tools/promcheck.py" \
+	"$W/prom/zswap_tuned.prom"
+check "... and has the knob off and one pressure flip" bash -c \
+	"grep -qx 'zswap_tuned_knob_enabled{knob=\"shrinker_enabled\"} 0' '$W/prom/zswap_tuned.prom' &&
+	grep -qx 'zswap_tuned_flips_total{reason=\"pressure\"} 1' '$W/prom/zswap_tuned.prom'"
+kill "$GEN"; wait "$GEN" 2>/dev/null; GEN=
+wait_for_line "$W/log5" 'Shrinker back to baseline'
+kill -TERM "$PID"; wait "$PID"; PID=
+check "on exit the status and the metrics file go away" test ! -e "$W/run/status" -a ! -e "$W/prom/zswap_tuned.prom"
+check "the recording has samples and decisions" bash -c "grep -q '^S,' '$W/rec' && grep -q '^D,' '$W/rec'"
+"$ZT" replay "$W/rec" -c "$W/ops.conf" --verify >"$W/rp1"; rc=$?
+check "replay --verify with the recording's configuration: every decision again" test $rc -eq 0
+check "... said so" grep -q "verify: 0 of the recorded decisions differ" "$W/rp1"
+check "... with the flips in the summary" grep -qE "summary: .* 2 flips, 1 pressure, 1 calm" "$W/rp1"
+printf '[Pressure]\nHighPercent=90\n' >"$W/other.conf"
+"$ZT" replay "$W/rec" -c "$W/other.conf" >"$W/rp2"; rc=$?
+check "replay with another configuration shows what it would have done" bash -c \
+	"test $rc -eq 0 && grep -qE 'summary: .* 0 flips' '$W/rp2'"
+"$ZT" replay "$W/rec" -c "$W/other.conf" --verify >/dev/null; rc=$?
+check "... and --verify says the decisions differ (exit 1)" test $rc -eq 1
+echo 'S,garbage' >"$W/bad.rec"
+"$ZT" replay "$W/bad.rec" 2>"$W/rp3"; rc=$?
+check "replay of a file that is not a recording exits 2 with FILE:LINE" bash -c \
+	"test $rc -eq 2 && grep -qF '$W/bad.rec:1: not a line of a recording' '$W/rp3'"
+if command -v gnuplot >/dev/null; then
+	"$ZT" plot "$W/rec" -o "$W/rec.png"
+	check "plot draws a PNG" bash -c "head -c 8 '$W/rec.png' | od -An -c | grep -q 'P   N   G'"
+else
+	PATH=/nonexistent "$ZT" plot "$W/rec" -o "$W/rec.png" 2>"$W/pl"
+	check "plot without gnuplot says what to install" grep -q "apt-get install gnuplot-nox" "$W/pl"
+fi
 
 finish

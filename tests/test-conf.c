@@ -99,7 +99,8 @@ static void missing_file_gives_defaults(void **state) {
                                           "[Pool]\nHighPercent=95\nLowPercent=90\nWatchPercent=1\nSampleMs=50\n"
                                           "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
                                           "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
-                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\n",
+                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\n"
+                                          "[Metrics]\nTextfileDirectory=/var/lib/x\n",
                                           err, sizeof(err)),
                          0);
         conf_defaults(&d);
@@ -429,8 +430,8 @@ static void section_headers_are_exact(void **state) {
         expect_text_error("[Pool];x\n", "t.conf:1: text after the section header [Pool]");
         expect_text_error("[Pool] # x\n", "t.conf:1: text after the section header [Pool]");
         expect_text_error("[Pool]]\n", "t.conf:1: text after the section header [Pool]");
-        expect_text_error("[ Pool ]\n", "t.conf:1: unknown section [ Pool ] (known: Daemon, Pressure, Pool, Flips, Batch)");
-        expect_text_error("[pool]\n", "t.conf:1: unknown section [pool] (known: Daemon, Pressure, Pool, Flips, Batch)");
+        expect_text_error("[ Pool ]\n", "t.conf:1: unknown section [ Pool ] (known: Daemon, Pressure, Pool, Flips, Batch, Metrics)");
+        expect_text_error("[pool]\n", "t.conf:1: unknown section [pool] (known: Daemon, Pressure, Pool, Flips, Batch, Metrics)");
         expect_text_error("[Pressure\nHighPercent=5\n", "t.conf:1: section header without closing ']'");
         expect_text_error("[Pool]\nHighPercent:90\n", "t.conf:2: syntax error: expected [Section], Key=value or a comment (not Key:value)");
         expect_text_error("[Pool]\nHighPercent ;=90\n", "t.conf:2: syntax error: expected [Section], Key=value or a comment");

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "snapshot.h"
+#include "util.h"
+
+static const char *const warning_names[] = { "cgroup-v1", "no-swap", "zswap-disabled", "psi-window-rounded",
+                                             "pool-unreadable" };
+static const char *const warning_text[] = {
+        "memory controller on cgroup v1: the shrinker writes nothing back, flips have no effect",
+        "no swap active: zswap stores nothing",
+        "zswap is disabled",
+        "PSI trigger windows rounded up to 2 s (no CAP_SYS_RESOURCE)",
+        "the zswap pool cannot be read",
+};
+
+void snapshot_format(const struct snapshot *s, bool with_time, FILE *f) {
+        fprintf(f, "PID=%d\n", s->pid);
+        if (with_time)
+                fprintf(f, "UPDATED=%llu\n", (unsigned long long) s->updated);
+        fprintf(f, "KNOB=%s\nKNOB_VALUE=%s\nORIGINAL=%s\nDRY_RUN=%d\nBACKED_OFF=%d\n", s->knob,
+                knob_to_string(s->knob_value), knob_to_string(s->original), s->dry_run, s->backed_off);
+        fprintf(f, "MODE=%s\nMODE_SINCE=%llu\nREASON=%s\nREASON_TEXT=%s\n", policy_mode_to_string(s->mode),
+                (unsigned long long) s->mode_since, policy_reason_to_string(s->reason), s->reason_text);
+        fprintf(f, "PRESSURE=%.1f\n", s->pressure);
+        for (unsigned i = 0; i < s->n_sources; i++)
+                if (s->source[i].pct < 0)
+                        fprintf(f, "SOURCE=- %s\n", s->source[i].path);
+                else
+                        fprintf(f, "SOURCE=%.1f %s\n", s->source[i].pct, s->source[i].path);
+        fprintf(f, "POOL=%.1f\nPOOL_BYTES=%llu\nSTORED_BYTES=%llu\nLIMIT_BYTES=%llu\nFILL_RATE=%.2f\n"
+                   "TIME_TO_LIMIT=%.1f\n",
+                s->pool, (unsigned long long) s->pool_bytes, (unsigned long long) s->stored_bytes,
+                (unsigned long long) s->limit_bytes, s->fill_rate, s->time_to_limit);
+        for (unsigned i = 0; i < s->n_batch; i++)
+                if (s->batch[i].capped)
+                        fprintf(f, "BATCH=%llu %llu %s\n", (unsigned long long) s->batch[i].use,
+                                (unsigned long long) s->batch[i].cap, s->batch[i].cgroup);
+                else
+                        fprintf(f, "BATCH=%llu max %s\n", (unsigned long long) s->batch[i].use, s->batch[i].cgroup);
+        fprintf(f, "FLIPS_LAST_HOUR=%u\nFLIPS_TOTAL=%llu\nWARNINGS=", s->flips_last_hour,
+                (unsigned long long) s->flips_total);
+        for (unsigned i = 0, n = 0; i < ELEMENTSOF(warning_names); i++)
+                if (s->warnings & (1u << i))
+                        fprintf(f, "%s%s", n++ ? "," : "", warning_names[i]);
+        fputc('\n', f);
+}
+
+static int lookup(const char *v, const char *(*name)(int), int n) {
+        for (int i = 0; i < n; i++)
+                if (strcmp(v, name(i)) == 0)
+                        return i;
+        return -1;
+}
+
+static const char *mode_name(int i) {
+        return policy_mode_to_string((policy_mode) i);
+}
+
+static const char *reason_name(int i) {
+        return policy_reason_to_string((policy_reason) i);
+}
+
+static knob_value knob_of(const char *v) {
+        int r = parse_knob(v);
+        return r < 0 ? KNOB_UNSET : (knob_value) r;
+}
+
+/* "<number> <rest>" */
+static const char *split(char *v) {
+        char *sp = strchr(v, ' ');
+        if (!sp)
+                return NULL;
+        *sp = '\0';
+        return sp + 1;
+}
+
+int snapshot_parse(const char *buf, struct snapshot *s) {
+        char *copy = strdup(buf), *save = NULL;
+        bool have_pid = false;
+
+        if (!copy)
+                return -ENOMEM;
+        *s = (struct snapshot) { .knob_value = KNOB_UNSET, .original = KNOB_UNSET, .time_to_limit = -1 };
+        for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                char *v = strchr(l, '=');
+                const char *rest;
+                int i;
+                uint64_t u;
+
+                if (!v)
+                        continue;
+                *v++ = '\0';
+                if (strcmp(l, "PID") == 0)
+                        have_pid = sscanf(v, "%d", &s->pid) == 1;
+                else if (strcmp(l, "UPDATED") == 0 && parse_u64(v, &u) == 0)
+                        s->updated = u;
+                else if (strcmp(l, "KNOB") == 0)
+                        snprintf(s->knob, sizeof(s->knob), "%s", v);
+                else if (strcmp(l, "KNOB_VALUE") == 0)
+                        s->knob_value = knob_of(v);
+                else if (strcmp(l, "ORIGINAL") == 0)
+                        s->original = knob_of(v);
+                else if (strcmp(l, "DRY_RUN") == 0)
+                        s->dry_run = strcmp(v, "1") == 0;
+                else if (strcmp(l, "BACKED_OFF") == 0)
+                        s->backed_off = strcmp(v, "1") == 0;
+                else if (strcmp(l, "MODE") == 0 && (i = lookup(v, mode_name, 3)) >= 0)
+                        s->mode = (policy_mode) i;
+                else if (strcmp(l, "MODE_SINCE") == 0 && parse_u64(v, &u) == 0)
+                        s->mode_since = u;
+                else if (strcmp(l, "REASON") == 0 && (i = lookup(v, reason_name, REASON_RETRY + 1)) >= 0)
+                        s->reason = (policy_reason) i;
+                else if (strcmp(l, "REASON_TEXT") == 0)
+                        snprintf(s->reason_text, sizeof(s->reason_text), "%s", v);
+                else if (strcmp(l, "PRESSURE") == 0)
+                        s->pressure = strtod(v, NULL);
+                else if (strcmp(l, "SOURCE") == 0 && s->n_sources < SNAPSHOT_MAX_SOURCES && (rest = split(v))) {
+                        s->source[s->n_sources].pct = strcmp(v, "-") == 0 ? -1 : strtod(v, NULL);
+                        snprintf(s->source[s->n_sources++].path, sizeof(s->source[0].path), "%s", rest);
+                } else if (strcmp(l, "POOL") == 0)
+                        s->pool = strtod(v, NULL);
+                else if (strcmp(l, "POOL_BYTES") == 0)
+                        (void) parse_u64(v, &s->pool_bytes);
+                else if (strcmp(l, "STORED_BYTES") == 0)
+                        (void) parse_u64(v, &s->stored_bytes);
+                else if (strcmp(l, "LIMIT_BYTES") == 0)
+                        (void) parse_u64(v, &s->limit_bytes);
+                else if (strcmp(l, "FILL_RATE") == 0)
+                        s->fill_rate = strtod(v, NULL);
+                else if (strcmp(l, "TIME_TO_LIMIT") == 0)
+                        s->time_to_limit = strtod(v, NULL);
+                else if (strcmp(l, "BATCH") == 0 && s->n_batch < SNAPSHOT_MAX_BATCH && (rest = split(v))) {
+                        char *cap = (char *) rest;
+                        const char *cg = split(cap);
+                        if (!cg || parse_u64(v, &s->batch[s->n_batch].use) < 0)
+                                continue;
+                        s->batch[s->n_batch].capped = parse_u64(cap, &s->batch[s->n_batch].cap) == 0;
+                        snprintf(s->batch[s->n_batch++].cgroup, sizeof(s->batch[0].cgroup), "%s", cg);
+                } else if (strcmp(l, "FLIPS_LAST_HOUR") == 0 && parse_u64(v, &u) == 0)
+                        s->flips_last_hour = (unsigned) u;
+                else if (strcmp(l, "FLIPS_TOTAL") == 0)
+                        (void) parse_u64(v, &s->flips_total);
+                else if (strcmp(l, "WARNINGS") == 0)
+                        for (unsigned w = 0; w < ELEMENTSOF(warning_names); w++)
+                                if (strstr(v, warning_names[w]))
+                                        s->warnings |= 1u << w;
+        }
+        free(copy);
+        return have_pid ? 0 : -EBADMSG;
+}
+
+static void json_string(FILE *f, const char *s) {
+        fputc('"', f);
+        for (; *s; s++) {
+                unsigned char c = (unsigned char) *s;
+                if (c == '"' || c == '\\')
+                        fprintf(f, "\\%c", c);
+                else if (c < 0x20)
+                        fprintf(f, "\\u%04x", c);
+                else
+                        fputc(c, f);
+        }
+        fputc('"', f);
+}
+
+static void json_knob(FILE *f, knob_value v) {
+        if (v == KNOB_UNSET)
+                fputs("null", f);
+        else
+                fputs(v == KNOB_ON ? "true" : "false", f);
+}
+
+void snapshot_json(const struct snapshot *s, FILE *f) {
+        fprintf(f, "{\"pid\":%d,\"updated_usec\":%llu,\"knob\":", s->pid, (unsigned long long) s->updated);
+        if (s->knob[0])
+                json_string(f, s->knob);
+        else
+                fputs("null", f);
+        fputs(",\"knob_value\":", f);
+        json_knob(f, s->knob_value);
+        fputs(",\"original_value\":", f);
+        json_knob(f, s->original);
+        fprintf(f, ",\"dry_run\":%s,\"admin_override\":%s,\"mode\":\"%s\",\"mode_since_usec\":%llu,\"reason\":\"%s\","
+                   "\"reason_text\":",
+                s->dry_run ? "true" : "false", s->backed_off ? "true" : "false", policy_mode_to_string(s->mode),
+                (unsigned long long) s->mode_since, policy_reason_to_string(s->reason));
+        json_string(f, s->reason_text);
+        fprintf(f, ",\"pressure_percent\":%.1f,\"sources\":[", s->pressure);
+        for (unsigned i = 0; i < s->n_sources; i++) {
+                fprintf(f, "%s{\"path\":", i ? "," : "");
+                json_string(f, s->source[i].path);
+                if (s->source[i].pct < 0)
+                        fputs(",\"pressure_percent\":null}", f);
+                else
+                        fprintf(f, ",\"pressure_percent\":%.1f}", s->source[i].pct);
+        }
+        fprintf(f, "],\"pool\":{\"percent\":%.1f,\"bytes\":%llu,\"stored_bytes\":%llu,\"limit_bytes\":%llu,"
+                   "\"fill_rate_percent_per_sec\":%.2f,\"seconds_to_limit\":",
+                s->pool, (unsigned long long) s->pool_bytes, (unsigned long long) s->stored_bytes,
+                (unsigned long long) s->limit_bytes, s->fill_rate);
+        if (s->time_to_limit < 0)
+                fputs("null}", f);
+        else
+                fprintf(f, "%.1f}", s->time_to_limit);
+        fputs(",\"batch\":[", f);
+        for (unsigned i = 0; i < s->n_batch; i++) {
+                fprintf(f, "%s{\"cgroup\":", i ? "," : "");
+                json_string(f, s->batch[i].cgroup);
+                fprintf(f, ",\"zswap_bytes\":%llu,\"cap_bytes\":", (unsigned long long) s->batch[i].use);
+                if (s->batch[i].capped)
+                        fprintf(f, "%llu}", (unsigned long long) s->batch[i].cap);
+                else
+                        fputs("null}", f);
+        }
+        fprintf(f, "],\"flips_last_hour\":%u,\"flips_total\":%llu,\"warnings\":[", s->flips_last_hour,
+                (unsigned long long) s->flips_total);
+        for (unsigned i = 0, n = 0; i < ELEMENTSOF(warning_names); i++)
+                if (s->warnings & (1u << i))
+                        fprintf(f, "%s\"%s\"", n++ ? "," : "", warning_names[i]);
+        fputs("]}\n", f);
+}
+
+static const char *ago(char *buf, size_t size, uint64_t now, uint64_t then) {
+        uint64_t s = now > then ? (now - then) / USEC_PER_SEC : 0;
+
+        if (s < 120)
+                snprintf(buf, size, "%llu s ago", (unsigned long long) s);
+        else if (s < 7200)
+                snprintf(buf, size, "%llu min ago", (unsigned long long) (s / 60));
+        else
+                snprintf(buf, size, "%llu h ago", (unsigned long long) (s / 3600));
+        return buf;
+}
+
+void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
+        char a[32], b[32], when[32];
+        time_t t = (time_t) (s->mode_since / USEC_PER_SEC);
+        struct tm tm;
+
+        fprintf(f, "zswap-tuned: running (pid %d), last sample %s%s\n", s->pid, ago(a, sizeof(a), now, s->updated),
+                s->dry_run ? ", dry run: nothing is written" : "");
+        if (s->knob[0])
+                fprintf(f, "      Knob: %s=%s (original %s)%s\n", s->knob, knob_to_string(s->knob_value),
+                        knob_to_string(s->original), s->backed_off ? ", left to the admin until a reload or "
+                                                                     "Flips.AdminBackOffSec" : "");
+        else
+                fprintf(f, "      Knob: none (monitoring only)\n");
+        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+        fprintf(f, "      Mode: %s since %s (%s)\n", policy_mode_to_human(s->mode), when,
+                ago(a, sizeof(a), now, s->mode_since));
+        if (s->reason_text[0])
+                fprintf(f, "  Decision: %s (%s)\n", s->reason_text, policy_reason_to_string(s->reason));
+        fprintf(f, "      Pool: %s of %s (%.0f%%)", format_bytes(a, sizeof(a), s->pool_bytes),
+                format_bytes(b, sizeof(b), s->limit_bytes), s->pool);
+        if (s->pool_bytes > 0 && s->stored_bytes > 0)
+                fprintf(f, ", compressed %.1fx", (double) s->stored_bytes / (double) s->pool_bytes);
+        if (s->time_to_limit >= 0)
+                fprintf(f, ", filling %.1f%%/s, at the limit in %.0f s", s->fill_rate, s->time_to_limit);
+        fputc('\n', f);
+        fprintf(f, "  Pressure: %.1f%%", s->pressure);
+        for (unsigned i = 0; i < s->n_sources; i++) {
+                if (s->source[i].pct < 0)
+                        fprintf(f, "%s%s -", i ? ", " : " (", s->source[i].path);
+                else
+                        fprintf(f, "%s%s %.1f%%", i ? ", " : " (", s->source[i].path, s->source[i].pct);
+        }
+        fputs(s->n_sources ? ")\n" : "\n", f);
+        for (unsigned i = 0; i < s->n_batch; i++) {
+                fprintf(f, "     Batch: %s: %s in zswap, ", s->batch[i].cgroup,
+                        format_bytes(a, sizeof(a), s->batch[i].use));
+                if (s->batch[i].capped)
+                        fprintf(f, "cap %s\n", format_bytes(b, sizeof(b), s->batch[i].cap));
+                else
+                        fputs("not capped\n", f);
+        }
+        fprintf(f, "     Flips: %u in the last hour, %llu since start\n", s->flips_last_hour,
+                (unsigned long long) s->flips_total);
+        for (unsigned i = 0; i < ELEMENTSOF(warning_text); i++)
+                if (s->warnings & (1u << i))
+                        fprintf(f, "   Warning: %s\n", warning_text[i]);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "snapshot.h"
+#include "status.h"
+#include "util.h"
+
+#define STATUS_NOT_RUNNING 3
+#define STATUS_NO_PERMISSION 4
+
+static int not_running(const char *why, bool json) {
+        if (json)
+                printf("{\"running\":false,\"reason\":\"%s\"}\n", why);
+        else
+                printf("zswap-tuned: not running (%s)\n", why);
+        return STATUS_NOT_RUNNING;
+}
+
+int status_show(const struct kernel *k, const char *state_dir, bool json) {
+        char path[1024], buf[65536];
+        struct snapshot s;
+        struct pool_sample pool;
+        ssize_t n;
+
+        if ((size_t) snprintf(path, sizeof(path), "%s/" SNAPSHOT_NAME, state_dir) >= sizeof(path))
+                return not_running("state directory path too long", json);
+        n = read_full_file(path, buf, sizeof(buf));
+        if (n == -EACCES || n == -EPERM) {
+                fprintf(stderr, "zswap-tuned: cannot read %s: %s (run as root)\n", path, err_str((int) n));
+                return STATUS_NO_PERMISSION;
+        }
+        if (n < 0)
+                return not_running(n == -ENOENT ? "no status in the state directory" : err_str((int) n), json);
+        if (snapshot_parse(buf, &s) < 0)
+                return not_running("the status file is not one zswap-tuned wrote", json);
+        /* SIGKILL leaves the file behind until --restore: is its writer alive? */
+        if (s.pid <= 0 || (kill(s.pid, 0) < 0 && errno == ESRCH))
+                return not_running("the status file is from a process that is gone", json);
+        /* the pool as it is now, not as at the last sample */
+        if (kernel_read_pool(k, &pool) == 0) {
+                s.pool_bytes = pool.pool_bytes;
+                s.stored_bytes = pool.stored_bytes;
+                s.limit_bytes = pool.limit_bytes;
+                s.pool = pool_percent(&pool);
+        }
+        if (json)
+                snapshot_json(&s, stdout);
+        else
+                snapshot_print(&s, realtime_usec(), stdout);
+        return fflush(stdout) == 0 ? 0 : 1;
+}

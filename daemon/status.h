@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* "zswap-tuned status [--json]": what a running daemon published in its
+ * state directory, with the pool's figures read live. */
+
+#include <stdbool.h>
+
+#include "kernel.h"
+
+/* Exit status as systemctl status: 0 running, 3 not running, 4 no
+ * permission to read its status. */
+int status_show(const struct kernel *k, const char *state_dir, bool json);
