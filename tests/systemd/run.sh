@@ -5,8 +5,8 @@
 # boot the container with systemd as PID 1 (systemd-nspawn), and check the
 # unit end to end: enable, READY=1, STATUS, journal fields, reload, stop,
 # SIGKILL, watchdog, a broken config at boot, the next boot,
-# systemd-analyze verify/security, and (once per run) a clean Debian 12
-# tree with runtime packages only.
+# systemd-analyze verify/security, (once per run) a clean Debian 12
+# tree with runtime packages only, and the journal catalog under journalctl -x.
 #
 # The container is this machine's own / below a tmpfs overlay (nothing is
 # written to the host's files), with /sys/module/zswap/parameters bound
@@ -549,6 +549,40 @@ case_debian() {
 	case_enable
 }
 
+# 11. journalctl -x explains a flip from the installed catalog, once
+# journalctl --update-catalog has compiled it. In case 10's container, or a
+# fresh one of this machine's own / when case 10 did not boot one.
+case_catalog() {
+	local catdir mark out
+	catdir=$(printf 'zt-print-catalogdir:\n\t@echo "$(catalogdir)"\n' | submake -s -f Makefile -f - zt-print-catalogdir)
+	case $catdir in
+	/usr/lib/systemd/catalog | /usr/local/lib/systemd/catalog) ;;
+	*)
+		SKIP_REASON="configured with catalogdir=${catdir:-nothing}, where journalctl does not look"
+		return 77
+		;;
+	esac
+	if [ -z "$LEADER" ]; then
+		ct_unmount
+		prepare_host_root && ct_boot E || { diag "cannot boot a container for the catalog"; return 1; }
+	fi
+	C test -f "$catdir/zswap-tuned.catalog" || { diag "make install put no $catdir/zswap-tuned.catalog"; return 1; }
+	out=$(C journalctl --update-catalog 2>&1) || { diag "journalctl --update-catalog failed:"; indent <<<"$out"; return 1; }
+	set_knob N
+	write_conf '[Daemon]' 'Baseline=on'
+	mark=$(jmark)
+	C systemctl restart "$UNIT" || { diag "systemctl restart $UNIT failed"; return 1; }
+	jwait "$mark" '^Shrinker back to baseline \(on\): Baseline=on$' "MESSAGE_ID=$FLIP_ID" || return 1
+	out=$(jlog "$mark" -x -o short "MESSAGE_ID=$FLIP_ID")
+	for re in 'Shrinker back to baseline \(on\): Baseline=on$' \
+		'Subject: zswap shrinker shrinker_enabled set to Y \(reason: none\)$' \
+		'Defined-By: zswap-tuned$' 'Documentation: man:zswap-tuned\(8\)' \
+		'/sys/module/zswap/parameters/shrinker_enabled from N to Y$'; do
+		grep -qE -- "$re" <<<"$out" || { diag "journalctl -x -u $UNIT: no /$re/:"; indent <<<"$out"; return 1; }
+	done
+	expect_knob Y
+}
+
 # ---------------------------------------------------------------- run
 set_knob N
 if ! prepare_host_root; then
@@ -584,6 +618,7 @@ run_case 9 "systemd-analyze verify is clean; security exposure <= 2.0" case_anal
 ct_stop
 
 run_case 10 "clean Debian $DEB_SUITE runtime tree (no -dev, no compiler): case 1 passes" case_debian
+run_case 11 "journalctl -x shows the catalog's text for a flip (after journalctl --update-catalog)" case_catalog
 ct_stop
 
 DONE=1
