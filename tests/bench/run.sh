@@ -310,7 +310,7 @@ base) base ;;
 image) image ;;
 boot) boot ;;
 report) report ;;
-all) T0=$(ts); deps; base; image; boot; report; stamp total "$T0" ;;
+all) T0=$(ts); deps; base; image; boot; rc=0; (report) || rc=$?; stamp total "$T0"; exit $rc ;;
 clean) rm -rf "$WORK" ;;
 *) sed -n 3,30p "$0"; exit 2 ;;
 esac

@@ -384,6 +384,8 @@ for bk in bks:
             if not cand:
                 continue
             v, c = (min if low else max)(cand)
+            if all(x == v for x, _ in cand):
+                c = 'all equal'
             hind[(ph, k)] = v
             cells = []
             for d in daemons:
@@ -409,7 +411,7 @@ for bk in bks:
         so, ops = m(d, bk, 'all', 'slo_over_s'), m(d, bk, 'all', 'batch_ops_s')
         dur = m(d, bk, 'all', 'dur_s')
         if so is not None and ops is not None:
-            print(f"`{d}`: {fmt(so)} s over SLO ({so - tot['slo_over_s']:+.0f} s against the optimum), "
+            print(f"`{d}`: {fmt(so)} s over SLO ({so - tot['slo_over_s']:+.1f} s against the optimum), "
                   f"{fmt(ops * dur / 1e3)} k operations ({ops * dur / tot['batch_ops_s']:.2f}x the optimum).")
     # the targets for the configured daemon, on the whole run
     print()
