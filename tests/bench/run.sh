@@ -52,6 +52,8 @@ abs_top_srcdir=${abs_top_srcdir:-$(cd "$HERE/../.." && pwd)}
 abs_top_builddir=${abs_top_builddir:-$abs_top_srcdir}
 WORK=${BENCH_WORK:-/var/tmp/zswap-tuned-bench}
 CONF=${BENCH_CONF:-$HERE/guest/matrix.conf}
+# a relative BENCH_CONF may be relative to the source tree (make bench in a build directory)
+[ -f "$CONF" ] || [ ! -f "$abs_top_srcdir/$CONF" ] || CONF=$abs_top_srcdir/$CONF
 confval() { sed -n "s/^$1=//p" "$CONF" | tail -1 | tr -d '"'; }
 MEM=${BENCH_MEM:-$(confval GUEST_MEM)}; MEM=${MEM:-2048}
 SMP=${BENCH_SMP:-2}
