@@ -330,6 +330,47 @@ print('Cells: mean over runs (ratio of means against static N [95% bootstrap CI]
       'includes 1.0: no difference). SLO = 2x the same run\'s p99 in phase `alone`; "s over SLO" = seconds '
       'whose p99 exceeded it. Latency is pgbench\'s, from the scheduled start (open loop). Counters are deltas '
       'over the phase; batch kops/s = thousands of page touches per second.')
+COMPACT = ['slo_over_s', 'slo_met_frac', 'svc_p99_ms', 'svc_p999_ms', 'svc_tps', 'batch_ops_s', 'pool_ge95_frac',
+           'zswpwb', 'pswpin', 'batch_sys_s', 'daemon_cpu_ms']
+lab['slo_met_frac'] = 'SLO met'
+LOWER['slo_met_frac'] = False
+for bk in bks:
+    print()
+    print(f'#### Whole run, batch `{bk}`')
+    print()
+    print('| config | ' + ' | '.join(lab[k] for k in COMPACT) + ' |')
+    print('|---|' + '---|' * len(COMPACT))
+    for c in cfgs:
+        print(f'| {c} | ' + ' | '.join(cell(c, bk, 'all', k) for k in COMPACT) + ' |')
+    real = [p for p in phs if p != 'all']
+    print()
+    print(f'#### Per phase, batch `{bk}`: service p99 ms / seconds over SLO / batch kops/s (means)')
+    print()
+    print('| config | ' + ' | '.join(real) + ' |')
+    print('|---|' + '---|' * len(real))
+
+    def m3(c, ph):
+        out = []
+        for k in ('svc_p99_ms', 'slo_over_s', 'batch_ops_s'):
+            v = vals(c, bk, ph, k)
+            out.append(fmt(scale(k, st.mean(v))) if v else '-')
+        return ' / '.join(out)
+    for c in cfgs:
+        print(f'| {c} | ' + ' | '.join(m3(c, ph) for ph in real) + ' |')
+    stat_c = [c for c in cfgs if c in STATIC]
+    if stat_c:
+        cells = []
+        for ph in real:
+            parts = []
+            for k, low in (('svc_p99_ms', True), ('slo_over_s', True), ('batch_ops_s', False)):
+                cand = [(st.mean(vals(c, bk, ph, k)), c) for c in stat_c if vals(c, bk, ph, k)]
+                if not cand:
+                    parts.append('-')
+                    continue
+                v, c = (min if low else max)(cand)
+                parts.append(f'{fmt(scale(k, v))} {"(all)" if all(x == v for x, _ in cand) else c}')
+            cells.append(' / '.join(parts))
+        print('| hindsight best static | ' + ' | '.join(cells) + ' |')
 for bk in bks:
     for k in ('svc_p99_ms', 'slo_over_s', 'batch_ops_s', 'pool_ge95_frac', 'pswpin', 'zswpwb'):
         print()
