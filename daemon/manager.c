@@ -12,6 +12,7 @@
 #include "probe.h"
 #include "publish.h"
 #include "schedule.h"
+#include "steer.h"
 #include "util.h"
 
 void manager_init(struct manager *m) {
@@ -35,10 +36,6 @@ void manager_init(struct manager *m) {
         monitor_init(&m->monitor, &m->kernel);
         m->monitor.wake = schedule_kick;
         m->monitor.userdata = m;
-}
-
-static bool dry_run(const struct manager *m) {
-        return m->dry_run_override || m->conf.dry_run;
 }
 
 /* Without any armed trigger nothing wakes us: then poll at the sample rate.
@@ -86,89 +83,6 @@ int manager_load_config(struct manager *m, char *err, size_t errsize) {
         return r;
 }
 
-static struct report_sample report_sample(const struct manager *m) {
-        return (struct report_sample) {
-                .knob = m->knob.name, .dry_run = dry_run(m), .pressure = m->pressure, .pool = m->pool,
-        };
-}
-
-/* Set the knob as the policy decided (or say we would, in a dry run). */
-static void act_knob(struct manager *m, knob_value before, const struct policy_decision *d) {
-        struct report_sample rs = report_sample(m);
-        int r;
-
-        if (!m->knob.name || d->set == KNOB_UNSET)
-                return;
-        if (!dry_run(m)) {
-                r = knob_write(&m->knob, &m->kernel, &m->state, d->set);
-                if (r < 0) {
-                        /* it is what it is; the policy tries again next sample */
-                        r = knob_read(&m->knob, &m->kernel, &m->state);
-                        policy_sync_knob(&m->policy, r < 0 ? (r == -ENOENT ? KNOB_UNSET : before) : r);
-                        record_failed(&m->recorder, m->last_sample, m->policy.knob);
-                        return;
-                }
-        }
-        m->flips_total++;
-        m->flips_by_reason[d->reason]++;
-        m->last_reason = d->reason;
-        snprintf(m->last_text, sizeof(m->last_text), "%s", d->text);
-        report_flip(&rs, before, d->set, d);
-}
-
-static knob_value baseline_value(const struct manager *m) {
-        switch (m->conf.baseline) {
-        case BASELINE_ON:
-                return KNOB_ON;
-        case BASELINE_OFF:
-                return KNOB_OFF;
-        default:
-                return m->knob.original;
-        }
-}
-
-/* Start idle, at the baseline. */
-static void reset_policy(struct manager *m) {
-        static const char *const why[] = { "at startup", "Baseline=on", "Baseline=off" };
-        struct policy_decision d = { .reason = REASON_NONE, .mode = MODE_IDLE };
-        knob_value current = KNOB_UNSET, base = KNOB_UNSET;
-        int r;
-
-        if (m->knob.name) {
-                r = knob_read(&m->knob, &m->kernel, &m->state);
-                current = r < 0 ? m->knob.original : (knob_value) r;
-                base = baseline_value(m);
-        }
-        policy_init(&m->policy, current, base);
-        record_init(&m->recorder, m->last_sample, current, m->knob.name ? m->knob.original : KNOB_UNSET);
-        if (current == base)
-                return;
-        snprintf(d.text, sizeof(d.text), "%s", why[m->conf.baseline]);
-        d.set = base;
-        m->policy.knob = base;
-        act_knob(m, current, &d);
-}
-
-/* Someone else changed the knob: follow them rather than fight. */
-static void check_outside_change(struct manager *m, uint64_t now) {
-        policy_outside what;
-        int r;
-
-        if (!m->knob.name || dry_run(m) || m->policy.knob == KNOB_UNSET)
-                return;
-        r = knob_read(&m->knob, &m->kernel, &m->state);
-        if (r == -ENOENT) {
-                policy_sync_knob(&m->policy, KNOB_UNSET); /* gone: nothing to steer */
-                return;
-        }
-        if (r < 0 || r == (int) m->policy.knob)
-                return;
-        what = policy_knob_changed_outside(&m->params, &m->policy, r, m->conf.baseline == BASELINE_STARTUP, now);
-        record_outside(&m->recorder, now, r, m->conf.baseline == BASELINE_STARTUP);
-        knob_adopt(&m->knob, &m->state, r); /* theirs is what to restore on exit, too */
-        report_outside(m->knob.name, r, what, m->params.backoff_usec);
-}
-
 /* The pool, and what we can say about it. Said once when that changes. */
 static policy_pool_state read_pool(struct manager *m, struct pool_sample *pool) {
         int r = kernel_read_pool(&m->kernel, pool);
@@ -210,7 +124,7 @@ void manager_tick(struct manager *m, uint64_t now) {
                 m->last_vm = pool.vm;
         }
 
-        check_outside_change(m, now);
+        steer_outside(m, now);
         knob_value before = m->policy.knob;
         record_sample(&m->recorder, &in);
         policy_decide(&m->params, &m->policy, &in, &d);
@@ -229,10 +143,10 @@ void manager_tick(struct manager *m, uint64_t now) {
                   (unsigned long long) pool.vm.zswpwb, (unsigned long long) pool.vm.pswpout,
                   policy_mode_to_string(d.mode), (unsigned long long) (d.next_usec / USEC_PER_MSEC));
 
-        struct report_sample rs = report_sample(m);
-        act_knob(m, before, &d);
+        struct report_sample rs = manager_report_sample(m);
+        steer_act(m, before, &d);
         report_mode(&rs, &d, m->policy.knob, d.set != KNOB_UNSET && m->knob.name);
-        batch_apply(&m->batch, &m->kernel, &m->state, dry_run(m), &d);
+        batch_apply(&m->batch, &m->kernel, &m->state, manager_dry_run(m), &d);
         report_status(&m->report, &rs, &d, m->policy.knob);
         if (d.mode_changed) {
                 m->mode_since = realtime_usec();
@@ -245,14 +159,6 @@ void manager_tick(struct manager *m, uint64_t now) {
 }
 
 /* ---- start, reload, stop -------------------------------------------------- */
-
-static int probe_knob(struct manager *m) {
-        const char *want = m->conf.knob == KNOB_CHOICE_AUTO || m->conf.knob == KNOB_CHOICE_NONE
-                                   ? NULL
-                                   : knob_choice_to_string(m->conf.knob);
-
-        return knob_probe(&m->knob, &m->kernel, &m->state, want, m->conf.knob == KNOB_CHOICE_NONE);
-}
 
 int manager_start(struct manager *m, sd_event *event) {
         int r;
@@ -277,13 +183,13 @@ int manager_start(struct manager *m, sd_event *event) {
          * is read by knob_probe(). */
         state_load(&m->state);
         batch_restore_saved(&m->kernel, &m->state);
-        r = probe_knob(m);
+        r = steer_probe(m);
         if (r < 0)
                 return r == -ENOENT ? EXIT_UNAVAILABLE : EXIT_FAILURE;
         m->warnings = probe_report(&m->kernel);
         m->mode_since = realtime_usec();
         monitor_check_swaps(&m->monitor, true);
-        if (dry_run(m))
+        if (manager_dry_run(m))
                 log_notice("Dry run: the knob and the batch caps are never written");
 
         if (m->event) {
@@ -294,13 +200,13 @@ int manager_start(struct manager *m, sd_event *event) {
         sources_setup(&m->sources, &m->conf);
         apply_params(m);
         batch_setup(&m->batch, &m->kernel, &m->conf.batch_cgroups, m->conf.batch_zswap_max);
-        reset_policy(m);
+        steer_reset(m);
         manager_tick(m, now_usec());
         return 0;
 }
 
 int manager_reload(struct manager *m) {
-        bool was_dry = dry_run(m);
+        bool was_dry = manager_dry_run(m);
         int old_choice = m->conf.knob, old_baseline = m->conf.baseline;
         char err[1024];
         struct conf fresh;
@@ -323,14 +229,14 @@ int manager_reload(struct manager *m) {
         m->conf = fresh;
         apply_params(m);
 
-        if (m->conf.knob != old_choice && probe_knob(m) < 0)
+        if (m->conf.knob != old_choice && steer_probe(m) < 0)
                 log_error("Knob=%s on reload: monitoring only until it is fixed",
                           knob_choice_to_string(m->conf.knob));
         sources_setup(&m->sources, &m->conf);
         apply_params(m);
         batch_setup(&m->batch, &m->kernel, &m->conf.batch_cgroups, m->conf.batch_zswap_max);
-        if (m->conf.knob != old_choice || m->conf.baseline != old_baseline || was_dry != dry_run(m))
-                reset_policy(m);
+        if (m->conf.knob != old_choice || m->conf.baseline != old_baseline || was_dry != manager_dry_run(m))
+                steer_reset(m);
         else {
                 policy_resume(&m->policy); /* a reload takes the knob back from an admin */
                 record_resume(&m->recorder, m->last_sample);

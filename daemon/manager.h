@@ -68,6 +68,16 @@ struct manager {
         uint64_t metrics_written;       /* CLOCK_MONOTONIC usec */
 };
 
+static inline bool manager_dry_run(const struct manager *m) {
+        return m->dry_run_override || m->conf.dry_run;
+}
+
+static inline struct report_sample manager_report_sample(const struct manager *m) {
+        return (struct report_sample) {
+                .knob = m->knob.name, .dry_run = manager_dry_run(m), .pressure = m->pressure, .pool = m->pool,
+        };
+}
+
 /* The policy's parameters from a configuration (also for replay). */
 void params_from_conf(const struct conf *c, struct policy_params *p);
 

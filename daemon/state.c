@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "snapshot.h"
 #include "state.h"
 #include "util.h"
 
@@ -138,6 +139,9 @@ int state_restore(const struct kernel *k, const char *dir) {
         if (r < 0)
                 return r;
         r = savefile_restore(k, st.dir);
+        /* the status of an instance that could not remove it (SIGKILL) */
+        if (unlinkat(st.lock_fd, SNAPSHOT_NAME, 0) == 0)
+                log_info("Removed %s/" SNAPSHOT_NAME ", left by an instance that was killed", st.dir);
         state_unlock(&st);
         return r;
 }

@@ -11,6 +11,8 @@ set -u
 [ -w /proc/pressure/memory ] || skip "no writable /proc/pressure/memory (PSI off?)"
 [ -d /sys/module/zswap ] || skip "no zswap in this kernel"
 command -v python3 >/dev/null || skip "python3 is needed to play the notify socket"
+# Not while another test loads the host: its pressure would keep the daemon busy.
+kernel_lock || exit 1
 
 W=$(mktemp -d /tmp/zswap-tuned-idle.XXXXXX)
 PID=
