@@ -114,3 +114,17 @@ kernel_lock() {
 	done
 	KERNEL_LOCKED=1
 }
+
+# skip_if_knob_driven: skip when another zswap-tuned drives the real knob
+# (one run with --root, --dry-run, --check-config or --restore does not):
+# two daemons writing one knob would fight, and the test would measure that.
+skip_if_knob_driven() {
+	local c p args
+	for c in /proc/[0-9]*/comm; do
+		[ "$(cat "$c" 2>/dev/null)" = zswap-tuned ] || continue
+		p=${c%/comm}
+		args=$(tr '\0' '\n' <"$p/cmdline" 2>/dev/null) || continue
+		grep -qE '^(--root(=.*)?|-n|--dry-run|--check-config|--restore)$' <<<"$args" && continue
+		skip "another zswap-tuned (pid ${p#/proc/}) is already driving the knob"
+	done
+}

@@ -63,13 +63,7 @@ if [ $MODE = host ]; then
 	fi
 	kernel_lock --legacy || exit 1
 	# Under the lock: another daemon writing the real knob would fight ours.
-	for c in /proc/[0-9]*/comm; do
-		[ "$(cat "$c" 2>/dev/null)" = zswap-tuned ] || continue
-		p=${c%/comm}
-		args=$(tr '\0' '\n' <"$p/cmdline" 2>/dev/null) || continue
-		grep -qE '^(--root(=.*)?|-n|--dry-run|--check-config|--restore)$' <<<"$args" && continue
-		skip "another zswap-tuned (pid ${p#/proc/}) is already driving the knob"
-	done
+	skip_if_knob_driven
 fi
 
 # ---------------------------------------------------------------- teardown

@@ -79,13 +79,7 @@ avail_kb=$(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo)
 	skip "only $((avail_kb / 1024)) MiB available; not adding swap to a host that short of memory"
 
 kernel_lock --legacy || exit 1
-for c in /proc/[0-9]*/comm; do
-	[ "$(cat "$c" 2>/dev/null)" = zswap-tuned ] || continue
-	p=${c%/comm}
-	args=$(tr '\0' '\n' <"$p/cmdline" 2>/dev/null) || continue
-	grep -qE '^(--root(=.*)?|-n|--dry-run|--check-config|--restore)$' <<<"$args" && continue
-	skip "another zswap-tuned (pid ${p#/proc/}) is already driving the knob"
-done
+skip_if_knob_driven
 
 # ---------------------------------------------------------------- teardown
 TMP= SWAP_ACTIVE= DAEMON_PID= READER_PID= CYCLER_PID=

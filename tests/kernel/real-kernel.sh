@@ -85,13 +85,7 @@ flock -n "$LOCKFD" || {
 
 # Under the lock: another daemon writing the real knob would fight ours
 # (ones with --root or --dry-run do not write it).
-for c in /proc/[0-9]*/comm; do
-	[ "$(cat "$c" 2>/dev/null)" = zswap-tuned ] || continue
-	p=${c%/comm}
-	args=$(tr '\0' '\n' <"$p/cmdline" 2>/dev/null) || continue
-	grep -qE '^(--root(=.*)?|-n|--dry-run|--check-config|--restore)$' <<<"$args" && continue
-	skip "another zswap-tuned (pid ${p#/proc/}) is already driving the knob"
-done
+skip_if_knob_driven
 
 avail_kb=$(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo)
 [ "$avail_kb" -ge $((4 * 1024 * 1024)) ] ||

@@ -94,13 +94,7 @@ fi
 # Under the lock (the real-kernel test runs its own daemon while holding it):
 # another daemon writing the real knob would fight ours (ones with --root or
 # --dry-run do not write it).
-for c in /proc/[0-9]*/comm; do
-	[ "$(cat "$c" 2>/dev/null)" = zswap-tuned ] || continue
-	p=${c%/comm}
-	args=$(tr '\0' '\n' <"$p/cmdline" 2>/dev/null) || continue
-	grep -qE '^(--root(=.*)?|-n|--dry-run|--check-config|--restore)$' <<<"$args" && continue
-	skip "another zswap-tuned (pid ${p#/proc/}) is already driving the knob"
-done
+skip_if_knob_driven
 
 # ---------------------------------------------------------------- teardown
 TMP=
