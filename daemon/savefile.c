@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -135,18 +134,10 @@ int savefile_remove(const char *state_dir) {
 }
 
 void savefile_remove_temporaries(const char *state_dir) {
-        static const char prefix[] = SAVEFILE_NAME ".";
-        DIR *d = opendir(state_dir);
-        struct dirent *e;
+        unsigned n = remove_atomic_temporaries(state_dir, SAVEFILE_NAME);
 
-        if (!d)
-                return;
-        /* write_file_atomic()'s "<name>.XXXXXX" */
-        while ((e = readdir(d)))
-                if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && strlen(e->d_name) == strlen(prefix) + 6 &&
-                    unlinkat(dirfd(d), e->d_name, 0) == 0)
-                        log_info("Removed %s/%s, left by an interrupted save", state_dir, e->d_name);
-        closedir(d);
+        if (n > 0)
+                log_info("Removed %u temporary file(s) of an interrupted save from %s", n, state_dir);
 }
 
 void log_knob_restored(const char *knob, knob_value v) {

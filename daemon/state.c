@@ -142,6 +142,7 @@ int state_restore(const struct kernel *k, const char *dir) {
         /* the status of an instance that could not remove it (SIGKILL) */
         if (unlinkat(st.lock_fd, SNAPSHOT_NAME, 0) == 0)
                 log_info("Removed %s/" SNAPSHOT_NAME ", left by an instance that was killed", st.dir);
+        remove_atomic_temporaries(st.dir, SNAPSHOT_NAME);
         state_unlock(&st);
         return r;
 }

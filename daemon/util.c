@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -148,6 +149,23 @@ int write_file_atomic(const char *path, const char *s, mode_t mode) {
         if (r < 0)
                 unlink(tmp);
         return r;
+}
+
+unsigned remove_atomic_temporaries(const char *dir, const char *name) {
+        size_t len = strlen(name);
+        unsigned n = 0;
+        struct dirent *e;
+        DIR *d = opendir(dir);
+
+        if (!d)
+                return 0;
+        /* write_file_atomic()'s "<name>.XXXXXX" */
+        while ((e = readdir(d)))
+                if (strncmp(e->d_name, name, len) == 0 && e->d_name[len] == '.' && strlen(e->d_name) == len + 7 &&
+                    unlinkat(dirfd(d), e->d_name, 0) == 0)
+                        n++;
+        closedir(d);
+        return n;
 }
 
 int mkdir_p(const char *path, mode_t mode) {

@@ -32,6 +32,10 @@ bool is_kernel_fs(int64_t f_type);
 /* Write a file atomically, with this mode: temp file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const char *s, mode_t mode);
 
+/* Remove what an interrupted write_file_atomic() of dir/name left: the
+ * "name.XXXXXX" files. Returns how many. */
+unsigned remove_atomic_temporaries(const char *dir, const char *name);
+
 /* mkdir -p, new directories with this mode. */
 int mkdir_p(const char *path, mode_t mode);
 

@@ -111,6 +111,8 @@ wait_for_line "$W/log5" 'Started \(pid'
 	printf 'pswpout 0\nzswpout %d\nzswpwb 0\n' $s >"$W/root/proc/vmstat.new"; mv "$W/root/proc/vmstat.new" "$W/root/proc/vmstat"
 	sleep 0.1; done ) & GEN=$!
 wait_for_line "$W/log5" 'Shrinker off: pressure'
+# the status file follows the log line within the same sample
+for ((i = 0; i < 100; i++)); do run status >"$W/st1" && grep -q 'Favouring stores' "$W/st1" && break; sleep 0.05; done
 run status >"$W/st1"; rc=$?
 check "status of a running daemon exits 0" test $rc -eq 0
 check "... and shows the knob, the mode and why" bash -c "grep -q 'Knob: shrinker_enabled=N (original Y)' '$W/st1' &&
