@@ -55,7 +55,18 @@ no_init_completion() {
 	env -i PATH="$PATH" bash --norc --noprofile -c '. "$1"; ! declare -F _init_completion >/dev/null' bash "$COMPLETION"
 }
 
+# Every long option and command "zswap-tuned --help" names is offered somewhere.
+knows_help() {
+	local w rc=0
+	[ -x "$ZT" ] || { echo "# no $ZT"; return 1; }
+	for w in $("$ZT" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u) status replay plot; do
+		grep -qE -- "(^|[ '])$w(=|[ ']|\$)" "$COMPLETION" || { echo "# the completion does not offer $w"; rc=1; }
+	done
+	return "$rc"
+}
+
 check "bash -n: the completion file parses" bash -n "$COMPLETION"
+check "it offers every long option and command of zswap-tuned --help" knows_help
 check "no _init_completion in a plain bash" no_init_completion
 check "plain bash: --log-level=d completes to debug" offers debug zswap-tuned --log-level = d
 check "plain bash: a first word completes to a subcommand (st: status)" offers status zswap-tuned st
