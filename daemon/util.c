@@ -138,10 +138,12 @@ int write_file_atomic(const char *path, const char *s, mode_t mode) {
         if (fd < 0)
                 return -errno;
         r = fchmod(fd, mode) < 0 ? -errno : 0;
+        /* No fsync(): the rename makes the file whole or absent should the
+         * process die, which is what these files are for; after a power loss
+         * the knob and the caps are back at the kernel's defaults anyway. An
+         * fsync would block an idle daemon on the disk at each status write. */
         if (r == 0)
                 r = write_all(fd, s, strlen(s));
-        if (r == 0 && fsync(fd) < 0)
-                r = -errno;
         if (close(fd) < 0 && r == 0)
                 r = -errno;
         if (r == 0 && rename(tmp, path) < 0)

@@ -29,7 +29,7 @@ ssize_t read_full_file(const char *path, char *buf, size_t size);
 int write_string_file(const char *path, const char *s, int64_t fs_magic);
 /* sysfs, proc, cgroupfs, debugfs (statfs f_type) */
 bool is_kernel_fs(int64_t f_type);
-/* Write a file atomically, with this mode: temp file in the same directory, fsync, rename. */
+/* Write a file atomically, with this mode: temp file in the same directory, rename. */
 int write_file_atomic(const char *path, const char *s, mode_t mode);
 
 /* Remove what an interrupted write_file_atomic() of dir/name left: the
