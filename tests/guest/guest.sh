@@ -47,8 +47,8 @@ DBG=/sys/kernel/debug/zswap
 POOL_PCT=3          # pool limit: 3% of ~1.9 GiB, about 60 MiB
 HOG_MB=400          # the batch job: 400 MiB of ~3:1 compressible pages ...
 HOG_MAX=160M        # ... in a cgroup with memory.max=160M (on v2 it counts the job's zswap share)
-PROBE_MB=64         # the probe: 64 MiB rewritten at 8 MiB/s in memory.max=48M
-PROBE_MAX=48M
+PROBE_MB=48         # the probe: 48 MiB rewritten at 8 MiB/s in memory.max=32M
+PROBE_MAX=32M
 FULL_PCT=95         # "at the limit": the pool at >= 95% of it
 
 log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*" | tee -a "$R/progress.log" > /dev/console; }
@@ -153,8 +153,13 @@ drain() { # until the pool is (nearly) empty again
 workload() {
 	local tag=$1 lim hog smp f=$R/samples-$1 rc t0
 	lim=$(limit_kb)
+	# The probe first, until its share of the pool has settled (its fill takes
+	# PROBE_MB / 8 s): the cap is then set against it. A probe that grows after
+	# the batch job has filled its cap can take the pool to its limit (the cap
+	# stops new stores only): that race is not what this case measures.
 	probe_start
-	sleep 2
+	sleep $((PROBE_MB / 8 + 3))
+	echo "$tag: probe's memory.zswap.current before the job: $(cat $PROBE/memory.zswap.current), cap $(zmax $BATCH)"
 	echo "t_ms pool_kB batch_zswap_max batch_zswap_current probe_zswap_current debugfs_pool_total_size debugfs_stored_pages" > "$f.columns"
 	"$SAMPLER" 100 "$f" $BATCH/memory.zswap.max $BATCH/memory.zswap.current $PROBE/memory.zswap.current \
 		$DBG/pool_total_size $DBG/stored_pages & smp=$!
@@ -477,7 +482,6 @@ case_interfaces() {
 
 case_no_knob_writes() {
 	local starts says n
-	if $HAVE_KNOB; then echo "this kernel has the knob"; return 77; fi
 	starts=$(jcount 0 '^Started \(pid [0-9]+\)')
 	says=$(jcount 0 '^Knob: neither shrinker_enabled \(Linux 6\.8\+\) nor shrink_enabled exists; monitoring only, batch caps still apply$')
 	echo "$starts starts, $says 'no knob' lines"
@@ -501,7 +505,7 @@ run_case "watchdog abort (SIGSTOP, WatchdogSec=2s): the knob and every memory.zs
 run_case "a capped batch cgroup removed: no error loop, one 'is gone; forgetting its cap' line (by the next reload)" case_batch_gone
 run_case "a reload that adds a batch cgroup caps it" case_reload_adds
 run_case "every knob, counter and cgroup file the daemon uses exists; new ones reported" case_interfaces
-run_case "no knob (6.1): never writes one, says why once per start" case_no_knob_writes
+$HAVE_KNOB || run_case "no knob (6.1): never writes one, says why once per start" case_no_knob_writes
 stop_daemon
 journalctl -q --no-pager -u "$UNIT" -b -o short-monotonic > "$R/journal.txt" 2>&1
 echo "1..$N" >> "$TAP"
