@@ -105,8 +105,9 @@ sid_update() {
 	mkdir -p "$SID_APT/lists/partial" "$SID_APT/cache/archives/partial"
 	echo "$SID_LINE" > "$SID_APT/sources.list"
 	mapfile -t opts < <(sid_apt_opts)
-	apt-get -qq "${opts[@]}" update > "$SID_APT/update.log" 2>&1 ||
-		{ REASON="apt-get update of unstable from $m failed: $(tail -1 "$SID_APT/update.log")"; return 1; }
+	apt-get -q "${opts[@]}" update > "$SID_APT/update.log" 2>&1 &&
+		compgen -G "$SID_APT/lists/*unstable*Packages*" >/dev/null ||
+		{ REASON="cannot reach unstable at $m: $(grep -E '^(E|W|Err):' "$SID_APT/update.log" | head -2 | tr '\n' ' ')"; return 1; }
 }
 sid_cache() { local opts; mapfile -t opts < <(sid_apt_opts); apt-cache "${opts[@]}" "$@"; }
 cand() { "$@" 2>/dev/null | awk '/Candidate:/ { print $2; exit }'; } # cand apt-cache policy PKG
