@@ -577,6 +577,32 @@ case_catalog() {
 	expect_knob Y
 }
 
+# 12. "zswap-tuned status" shows the live daemon, as root and as a normal user
+# (the runtime directory is 0755), as text and as JSON; stopped: exit 3.
+case_status() {
+	local pid exe out rc
+	if [ -z "$LEADER" ]; then
+		ct_unmount
+		prepare_host_root && ct_boot F || { diag "cannot boot a container for status"; return 1; }
+		write_conf '[Daemon]' 'Baseline=on'
+		C systemctl start "$UNIT" || { diag "systemctl start $UNIT failed"; return 1; }
+	fi
+	pid=$(mainpid)
+	[ -n "$pid" ] && [ "$pid" != 0 ] || { diag "not running"; return 1; }
+	exe=$(C readlink "/proc/$pid/exe")
+	out=$(C "$exe" status 2>&1) || { diag "$exe status failed:"; indent <<<"$out"; return 1; }
+	grep -qE "^zswap-tuned: running \(pid $pid\)" <<<"$out" && grep -qE '^ +Knob: shrinker_enabled=[YN] ' <<<"$out" &&
+		grep -qE '^ +Mode: ' <<<"$out" || { diag "status:"; indent <<<"$out"; return 1; }
+	out=$(C runuser -u nobody -- "$exe" status --json 2>&1) || { diag "status --json as nobody:"; indent <<<"$out"; return 1; }
+	python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["pid"] == int(sys.argv[2]) and d["mode"] in ("idle", "throughput", "protect"), d' \
+		"$out" "$pid" || { diag "status --json:"; indent <<<"$out"; return 1; }
+	diag "$(grep -E 'Knob|Mode' <<<"$(C "$exe" status)" | sed 's/^ *//' | paste -sd';')"
+	C systemctl stop "$UNIT" || return 1
+	C "$exe" status >/dev/null 2>&1
+	rc=$?
+	[ "$rc" = 3 ] || { diag "status of a stopped daemon exited $rc, not 3"; return 1; }
+}
+
 # ---------------------------------------------------------------- run
 set_knob N
 if ! prepare_host_root; then
@@ -613,6 +639,7 @@ ct_stop
 
 run_case 10 "clean Debian $DEB_SUITE runtime tree (no -dev, no compiler): case 1 passes" case_debian
 run_case 11 "journalctl -x shows the catalog's text for a flip (after journalctl --update-catalog)" case_catalog
+run_case 12 "zswap-tuned status and --json show the live daemon, as root and as nobody; stopped: exit 3" case_status
 ct_stop
 
 DONE=1
