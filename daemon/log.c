@@ -17,6 +17,7 @@
 
 static int max_level = LOG_INFO;
 static bool to_journal;
+static char unit_field[300];    /* "OBJECT_SYSTEMD_UNIT=x.service", or "" */
 static log_hook_t hook;
 static void *hook_userdata;
 
@@ -38,8 +39,35 @@ static bool stderr_is_journal(void) {
         return st.st_dev == dev && st.st_ino == ino;
 }
 
+/* The service we run in, from our cgroup: journald attributes a message to
+ * its unit by the sender's cgroup, which it cannot read once the sender has
+ * exited, so the short-lived "--restore" of ExecStopPost= lost its lines from
+ * "journalctl -u" under load. journalctl -u also matches
+ * OBJECT_SYSTEMD_UNIT= sent by root: say it ourselves. */
+static void find_unit(void) {
+        char buf[4096];
+        ssize_t n = read_full_file("/proc/self/cgroup", buf, sizeof(buf));
+
+        unit_field[0] = '\0';
+        if (n <= 0 || geteuid() != 0)
+                return;
+        for (char *l = buf, *e; l && *l; l = e ? e + 1 : NULL) {
+                e = strchr(l, '\n');
+                if (e)
+                        *e = '\0';
+                const char *last = strrchr(l, '/');
+                size_t len = last ? strlen(last + 1) : 0;
+                if (len > 8 && len < 256 && strcmp(last + 1 + len - 8, ".service") == 0) {
+                        snprintf(unit_field, sizeof(unit_field), "OBJECT_SYSTEMD_UNIT=%s", last + 1);
+                        return;
+                }
+        }
+}
+
 void log_open(void) {
         to_journal = stderr_is_journal();
+        if (to_journal)
+                find_unit();
 }
 
 void log_set_max_level(int level) {
@@ -65,7 +93,7 @@ const char *log_level_to_string(int level) {
 
 static void log_to_journal(int prio, const char *msg, const char *const *fields) {
         char message[2048], priority[16];
-        struct iovec iov[MAX_FIELDS + 3];
+        struct iovec iov[MAX_FIELDS + 4];
         size_t n = 0;
 
         snprintf(message, sizeof(message), "MESSAGE=%s", msg);
@@ -74,6 +102,8 @@ static void log_to_journal(int prio, const char *msg, const char *const *fields)
         iov[n++] = (struct iovec) { .iov_base = priority, .iov_len = strlen(priority) };
         iov[n++] = (struct iovec) { .iov_base = (char *) "SYSLOG_IDENTIFIER=zswap-tuned",
                                     .iov_len = strlen("SYSLOG_IDENTIFIER=zswap-tuned") };
+        if (unit_field[0])
+                iov[n++] = (struct iovec) { .iov_base = unit_field, .iov_len = strlen(unit_field) };
         for (size_t i = 0; fields && fields[i] && i < MAX_FIELDS; i++)
                 iov[n++] = (struct iovec) { .iov_base = (char *) fields[i], .iov_len = strlen(fields[i]) };
 
