@@ -414,13 +414,18 @@ static void batch_use(struct fake *f, double pct) {
                  "total=0\n", (unsigned long long) stalled);
 }
 
+/* A cgroup v2 tree with batch.slice, uncapped ("max") and empty. */
+static void with_batch_slice(struct fake *f) {
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
+        batch_use(f, 0);
+}
+
 static void batch_cgroup_capped_from_the_start(void **state) {
         struct fake *f = *state;
         struct saved sv;
 
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
-        batch_use(f, 0);
+        with_batch_slice(f);
         assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
         assert_logged(f, "Batch: /sys/fs/cgroup/batch.slice/memory.zswap.max, zswap capped at most at 70% of the pool "
                          "limit");
@@ -467,9 +472,7 @@ static void batch_filling_the_pool_is_capped_not_protected(void **state) {
         struct fake *f = *state;
 
         tu_write(f->root, ZSWAP_PARAMS "/shrinker_enabled", "N\n");
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
-        batch_use(f, 0);
+        with_batch_slice(f);
         assert_int_equal(start(f, "[Pressure]\nHoldSec=5\n[Flips]\nMinDwellSec=0\n"
                                   "[Batch]\nCgroups=batch.slice\nZswapMaxPercent=60\n"), 0);
         assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
@@ -520,9 +523,7 @@ static void batch_without_v2_is_said_once(void **state) {
 static void batch_dry_run_writes_nothing(void **state) {
         struct fake *f = *state;
 
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
-        batch_use(f, 0);
+        with_batch_slice(f);
         assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n[Daemon]\nDryRun=yes\n"), 0);
         at(f, 1, 30, 500, 12);
         assert_logged(f, "Would have: Capped the zswap use of batch.slice");
@@ -549,9 +550,7 @@ static void unreadable_pool_decides_nothing(void **state) {
 static void unreadable_pool_goes_back_to_baseline(void **state) {
         struct fake *f = *state;
 
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
-        batch_use(f, 0);
+        with_batch_slice(f);
         assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
         at(f, 1, 30, 500, 12);
         assert_string_equal(knob(f), "N");
@@ -580,9 +579,7 @@ static void unreadable_pool_goes_back_to_baseline(void **state) {
 static void zswap_disabled_at_run_time(void **state) {
         struct fake *f = *state;
 
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
-        batch_use(f, 0);
+        with_batch_slice(f);
         assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
         at(f, 1, 30, 500, 12);
         assert_string_equal(knob(f), "N");
@@ -607,9 +604,7 @@ static void reload_into_dry_run_restores(void **state) {
         struct fake *f = *state;
         struct saved sv;
 
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
-        batch_use(f, 0);
+        with_batch_slice(f);
         assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
         at(f, 1, 30, 500, 12);
         assert_string_equal(knob(f), "N");
@@ -684,9 +679,7 @@ static void removed_batch_cgroup_is_forgotten(void **state) {
         char path[600];
         struct saved sv;
 
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
-        batch_use(f, 0);
+        with_batch_slice(f);
         assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
         assert_string_not_equal(zswap_max(f), "max");
         snprintf(path, sizeof(path), "%s/sys/fs/cgroup/batch.slice", f->root);
