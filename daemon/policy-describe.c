@@ -36,6 +36,10 @@ void policy_describe(const struct policy_params *p, const struct policy_sample *
                 snprintf(buf, size, "the knob is not at the value for \"%s\" (a failed write, or the end of a "
                          "back-off); setting it again", policy_mode_to_human(d->mode));
                 break;
+        case REASON_BATCH_FULL:
+                snprintf(buf, size, "batch cgroups storing at their caps (%.0f%% of the pool limit), pool %.0f%%",
+                         in->batch, in->pool);
+                break;
         case REASON_NONE:
         default:
                 buf[0] = '\0';
@@ -55,6 +59,6 @@ const char *policy_mode_to_human(policy_mode m) {
 
 const char *policy_reason_to_string(policy_reason r) {
         static const char *const s[] = { "none", "pool-high", "pool-rising", "pressure", "calm",
-                                          "blind", "zswap-disabled", "retry" };
+                                          "blind", "zswap-disabled", "retry", "batch-full" };
         return s[r];
 }

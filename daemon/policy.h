@@ -25,8 +25,10 @@ typedef enum {
         REASON_DISABLED,     /* zswap is disabled: nothing to steer */
         REASON_RETRY,        /* the knob is not what the mode wants (a failed write, a back-off
                               * that ended): set it again; not a flip */
+        REASON_BATCH_FULL,   /* the batch cgroups are storing at their caps (added last: the
+                              * recording format numbers the reasons) */
 } policy_reason;
-#define POLICY_REASONS (REASON_RETRY + 1)
+#define POLICY_REASONS (REASON_BATCH_FULL + 1)
 
 /* What the manager could read of the pool this sample. */
 typedef enum { POOL_OK, POOL_UNREADABLE, POOL_DISABLED } policy_pool_state;

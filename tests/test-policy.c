@@ -682,7 +682,8 @@ static void batch_artefacts_are_no_fill_rate(void **state) {
         d = step_batch(&p, &s, 101, 67, 40, 1);
         d = step_batch(&p, &s, 102, 79, 50, 1);
         assert_true(d.time_to_limit < 0);
-        assert_int_equal(d.mode, MODE_IDLE);
+        /* (at its cap of 50.5 %: protecting for that, not for a fill rate) */
+        assert_int_equal(d.reason, REASON_BATCH_FULL);
 
         /* the batch job exits: its 50 % leave its cgroup at once, the pool
          * only later; the rest seems to jump from 29 % to 59 % */
@@ -693,8 +694,109 @@ static void batch_artefacts_are_no_fill_rate(void **state) {
         assert_true(d.time_to_limit < 0);
         d = step_batch(&p, &s, 105, 59, 0, 1);
         assert_true(d.time_to_limit < 0);
+        assert_int_equal(d.reason, REASON_NONE);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(s.n_flips, 1); /* the one for the batch at its cap */
+}
+
+static struct policy_decision step_full(const struct policy_params *p, struct policy_state *s, double t,
+                                        double pressure, bool stores, double pool, double batch) {
+        struct policy_sample in = { .now = S(t), .pressure_valid = true, .pressure = pressure,
+                                    .stores = stores, .pool = pool, .batch = batch, .n_batch = 1 };
+        struct policy_decision d;
+
+        policy_decide(p, s, &in, &d);
+        return d;
+}
+
+/* A batch cgroup at its cap keeps the pool below HighPercent, so the pool
+ * rules never turn the shrinker on; its stores write its own entries back
+ * one by one instead. The benchmark's configured daemon lost to static Y
+ * that way (docs/benchmarks.md). */
+static void batch_at_its_cap_turns_the_shrinker_on(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.batch = true, p.batch_max = 70;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        /* the rest at 10 %: cap 67.5 %; the batch cgroup climbs to it */
+        d = step_full(&p, &s, 100, 0, true, 30, 20);
+        assert_float_equal(d.batch_cap, 67.5, 1e-9);
+        d = step_full(&p, &s, 101, 0, true, 60, 50);
+        assert_int_equal(d.mode, MODE_IDLE);
+        /* within a step of its cap, but not storing: nothing to make room for */
+        d = step_full(&p, &s, 102, 0, false, 76, 66);
         assert_int_equal(d.mode, MODE_IDLE);
         assert_int_equal(d.set, KNOB_UNSET);
+        d = step_full(&p, &s, 103, 0, true, 76, 66);
+        assert_int_equal(d.mode, MODE_PROTECT);
+        assert_int_equal(d.reason, REASON_BATCH_FULL);
+        assert_int_equal(d.set, KNOB_ON);
+        assert_false(d.time_to_limit >= 0); /* no pool rule would have */
+        assert_string_equal(d.text, "batch cgroups storing at their caps (66% of the pool limit), pool 76%");
+        assert_string_equal(policy_reason_to_string(d.reason), "batch-full");
+        /* protecting: the cap is the room below LowPercent now */
+        assert_float_equal(d.batch_cap, 60, 1e-9);
+
+        /* a small cap below WatchPercent: the pool has room, leave the knob */
+        p.batch_max = 10;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step_full(&p, &s, 100, 0, true, 15, 10);
+        d = step_full(&p, &s, 101, 0, true, 15, 10);
+        assert_int_equal(d.mode, MODE_IDLE);
+        assert_int_equal(d.set, KNOB_UNSET);
+
+        /* not a flip for the pool's safety: the dwell holds it back */
+        p.batch_max = 70;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 0, true, 86);
+        assert_int_equal(d.set, KNOB_ON);
+        for (int t = 101; t <= 131; t++)
+                d = step_full(&p, &s, t, 0, true, 10, 0);
+        assert_int_equal(d.mode, MODE_IDLE);
+        assert_int_equal(s.n_flips, 2);
+        d = step_full(&p, &s, 132, 0, true, 75, 65);
+        d = step_full(&p, &s, 133, 0, true, 76, 66);
+        assert_int_equal(d.held, HELD_DWELL);
+        assert_int_equal(d.held_mode, MODE_PROTECT);
+        d = step_full(&p, &s, 141.5, 0, true, 76, 66);
+        assert_int_equal(d.set, KNOB_ON);
+        assert_int_equal(d.reason, REASON_BATCH_FULL);
+}
+
+/* While the batch cgroups are at their caps, neither pressure nor calm
+ * turns the shrinker off; once they are off them, calm does. */
+static void batch_at_its_cap_holds_protection(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.batch = true, p.batch_max = 70;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step_full(&p, &s, 100, 0, true, 60, 50);
+        d = step_full(&p, &s, 101, 0, true, 70, 66);
+        assert_int_equal(d.reason, REASON_BATCH_FULL);
+        /* 70 - the rest's 4 % is within a step of 67.5 %: the cap stays */
+        assert_float_equal(d.batch_cap, 67.5, 1e-9);
+        /* pressure with stores, the pool at LowPercent: room by the pool
+         * rules, none for the batch */
+        for (int t = 102; t <= 120; t++) {
+                d = step_full(&p, &s, t, 40, true, 70, 66.5);
+                assert_int_equal(d.mode, MODE_PROTECT);
+                assert_int_equal(d.set, KNOB_UNSET);
+        }
+        /* calm for longer than HoldSec: still at its cap */
+        for (int t = 121; t <= 160; t++) {
+                d = step_full(&p, &s, t, 0, true, 70, 66.5);
+                assert_int_equal(d.mode, MODE_PROTECT);
+        }
+        /* the shrinker has made room: the batch cgroup is off its cap and
+         * calm has been held, back to the baseline */
+        d = step_full(&p, &s, 161, 0, true, 62, 58);
+        assert_int_equal(d.mode, MODE_IDLE);
+        assert_int_equal(d.reason, REASON_CALM);
+        assert_int_equal(d.set, KNOB_OFF);
 }
 
 static void batch_cap_follows_the_room(void **state) {
@@ -819,6 +921,8 @@ int main(void) {
                 cmocka_unit_test(capped_batch_is_no_reason_to_protect),
                 cmocka_unit_test(batch_over_its_cap_counts_as_it_is),
                 cmocka_unit_test(batch_artefacts_are_no_fill_rate),
+                cmocka_unit_test(batch_at_its_cap_turns_the_shrinker_on),
+                cmocka_unit_test(batch_at_its_cap_holds_protection),
                 cmocka_unit_test(batch_cap_follows_the_room),
                 cmocka_unit_test(batch_filling_is_watched),
                 cmocka_unit_test(wobble_at_the_fast_rate_is_no_fill_rate),

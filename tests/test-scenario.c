@@ -467,7 +467,9 @@ static void batch_cgroup_capped_from_the_start(void **state) {
 
 /* A batch job fills the pool with no pressure anywhere: its cap keeps the
  * pool below the mark where the shrinker would turn on, and since the cap
- * bounds it, its growth is no reason to predict a full pool either. */
+ * bounds it, its growth is no reason to predict a full pool either. Once it
+ * stores at its cap, the shrinker turns on to write its cold entries back
+ * (reason batch-full), and goes back to the baseline after it exits. */
 static void batch_filling_the_pool_is_capped_not_protected(void **state) {
         struct fake *f = *state;
 
@@ -482,14 +484,31 @@ static void batch_filling_the_pool_is_capped_not_protected(void **state) {
         at(f, 2, 0, 500, 40);
         batch_use(f, 45);
         at(f, 3, 0, 500, 55);
-        batch_use(f, 60);
-        at(f, 4, 0, 500, 70);
-        /* 10 %/s and more, 30 % left: unbounded, that would be protected against */
+        batch_use(f, 55);
+        at(f, 4, 0, 500, 65);
+        /* 10 %/s and more, 35 % left: unbounded, that would be protected against */
         assert_string_equal(knob(f), "N");
         assert_int_equal(f->m.policy.mode, MODE_IDLE);
         assert_float_equal(f->m.pressure, 0, 0);
         assert_int_equal(f->m.policy.n_flips, 0);
         assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
+
+        /* at its cap and still storing */
+        batch_use(f, 59);
+        at(f, 5, 0, 500, 69);
+        assert_string_equal(knob(f), "Y");
+        assert_int_equal(f->m.policy.mode, MODE_PROTECT);
+        assert_logged(f, "REASON=batch-full");
+        /* protecting: the room below LowPercent (70 - the rest's 10) */
+        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
+
+        /* the job exits: off its cap, calm for HoldSec, back to N */
+        batch_use(f, 0);
+        for (int t = 6; t <= 12; t++)
+                at(f, t, 0, t == 6 ? 500 : 0, 10);
+        assert_string_equal(knob(f), "N");
+        assert_int_equal(f->m.policy.mode, MODE_IDLE);
+        assert_int_equal(f->m.policy.n_flips, 2);
 }
 
 static void batch_cap_survives_sigkill(void **state) {
