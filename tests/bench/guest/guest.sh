@@ -72,6 +72,7 @@ P=/sys/module/zswap/parameters; CG=/sys/fs/cgroup; DBG=/sys/kernel/debug/zswap
 SVCCG=$CG/bench-svc; BATCHCG=$CG/bench-batch; CLICG=$CG/bench-client; CALCG=$CG/bench-cal
 BIN=$S/bin
 DROPIN=/etc/zswap-tuned.conf.d/bench.conf
+RECDIR=/var/lib/zswap-tuned-bench
 PGB=/usr/lib/postgresql/15/bin; PGD=/var/lib/postgresql/15/main; PGC=/etc/postgresql/15/main/postgresql.conf
 ASPG="setpriv --reuid=postgres --regid=postgres --init-groups"
 
@@ -90,8 +91,14 @@ setup() {
 	echo $SVC_MAX > $SVCCG/memory.max
 	echo $BATCH_MAX > $BATCHCG/memory.max
 	systemctl stop zswap-tuned 2>/dev/null
-	mkdir -p /etc/zswap-tuned.conf.d /run/postgresql
+	mkdir -p /etc/zswap-tuned.conf.d /run/postgresql $RECDIR
 	chown postgres:postgres /run/postgresql
+	# Every daemon run records what its policy saw and decided (zswap-tuned
+	# --record); the recordings are the golden replay traces of make check.
+	mkdir -p /run/systemd/system/zswap-tuned.service.d
+	printf '[Service]\nExecStart=\nExecStart=/usr/sbin/zswap-tuned --record=%s\nReadWritePaths=%s\n' \
+		$RECDIR/current.rec $RECDIR > /run/systemd/system/zswap-tuned.service.d/bench-record.conf
+	systemctl daemon-reload
 	[ -n "$ACCEPT" ] || ACCEPT=$(cat $P/accept_threshold_percent)
 }
 
@@ -229,6 +236,7 @@ apply_cfg() { # cfg
 	pool20) echo 20 > $P/max_pool_percent ;;
 	zt|ztcfg)
 		if [ $1 = zt ]; then : > $DROPIN; else printf '%s\n' "$ZTCFG_CONF" > $DROPIN; fi
+		rm -f $RECDIR/current.rec
 		systemctl start zswap-tuned || log "warn: zswap-tuned did not start: $(systemctl status zswap-tuned --no-pager 2>&1 | tail -5)"
 		INVOCATION=$(systemctl show -p InvocationID --value zswap-tuned) ;;
 	*) log "unknown config $1"; return 1 ;;
@@ -243,6 +251,7 @@ daemon_stop() { # run name
 	journalctl -q _SYSTEMD_INVOCATION_ID=$INVOCATION MESSAGE_ID=5b0c2a4e6f8d4c1f9e3a7b2d1c0e9f84 \
 		-o export --no-pager 2>/dev/null | awk -F= '/^__MONOTONIC_TIMESTAMP=/{t=$2} /^KNOB_VALUE=/{print int(t/1000), $2}' > $R/$n.flips
 	rm -f $DROPIN
+	mv $RECDIR/current.rec $R/$n.rec 2>/dev/null || log "warn: no recording from $n"
 	[ "$(cat $P/shrinker_enabled)" = N ] || log "warn: knob not restored to N after stop: $(cat $P/shrinker_enabled)"
 	[ "$(cat $BATCHCG/memory.zswap.max)" = max ] || log "warn: bench-batch memory.zswap.max not restored: $(cat $BATCHCG/memory.zswap.max)"
 }
