@@ -112,7 +112,7 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
                         s->mode = (policy_mode) i;
                 else if (strcmp(l, "MODE_SINCE") == 0 && parse_u64(v, &u) == 0)
                         s->mode_since = u;
-                else if (strcmp(l, "REASON") == 0 && (i = lookup(v, reason_name, REASON_RETRY + 1)) >= 0)
+                else if (strcmp(l, "REASON") == 0 && (i = lookup(v, reason_name, POLICY_REASONS)) >= 0)
                         s->reason = (policy_reason) i;
                 else if (strcmp(l, "REASON_TEXT") == 0)
                         snprintf(s->reason_text, sizeof(s->reason_text), "%s", v);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "log.h"
 #include "manager.h"
 #include "savefile.h"
+#include "snapshot.h"
 #include "state.h"
 #include "testutil.h"
 #include "util.h"
@@ -499,6 +501,16 @@ static void batch_filling_the_pool_is_capped_not_protected(void **state) {
         assert_string_equal(knob(f), "Y");
         assert_int_equal(f->m.policy.mode, MODE_PROTECT);
         assert_logged(f, "REASON=batch-full");
+        /* ... and so says the status file zswap-tuned status reads */
+        {
+                char path[PATH_MAX], buf[65536];
+                struct snapshot snap;
+
+                snprintf(path, sizeof(path), "%s/" SNAPSHOT_NAME, f->state);
+                assert_true(read_full_file(path, buf, sizeof(buf)) > 0);
+                assert_int_equal(snapshot_parse(buf, &snap), 0);
+                assert_int_equal(snap.reason, REASON_BATCH_FULL);
+        }
         /* protecting: the room below LowPercent (70 - the rest's 10) */
         assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
 
