@@ -37,7 +37,18 @@ void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list
         }
 }
 
-void batch_sample(struct batch *b, const struct kernel *k, uint64_t limit_bytes, unsigned *n, double *pct) {
+/* The cgroup was removed while capped: nothing to restore there any more. */
+static void forget(struct batch_cg *c, struct state *st) {
+        if (c->capped)
+                log_info("Batch: %s is gone; forgetting its cap", c->path);
+        state_forget_cap(st, c->path);
+        c->capped = c->written = false;
+        c->missing = true;
+        c->failures = 0;
+}
+
+void batch_sample(struct batch *b, const struct kernel *k, struct state *st, uint64_t limit_bytes, unsigned *n,
+                  double *pct) {
         uint64_t used = 0;
         char buf[32];
 
@@ -48,26 +59,26 @@ void batch_sample(struct batch *b, const struct kernel *k, uint64_t limit_bytes,
         for (unsigned i = 0; i < b->n; i++) {
                 struct batch_cg *c = &b->cg[i];
                 uint64_t cur;
+                ssize_t r;
 
                 c->use = 0;
-                if (c->failures > 0 || kernel_read(k, c->cur_path, buf, sizeof(buf)) <= 0 ||
-                    parse_u64(strstrip(buf), &cur) < 0)
+                if (c->failures > 0)
+                        continue;
+                r = kernel_read(k, c->cur_path, buf, sizeof(buf));
+                /* Removed while capped: forget it now, not at the next
+                 * write of its cap, which may never come (the cap stays
+                 * while there is no batch cgroup to measure); a cgroup of
+                 * that name created later starts uncapped and is capped
+                 * afresh. */
+                if (r == -ENOENT && c->capped)
+                        forget(c, st);
+                if (r <= 0 || parse_u64(strstrip(buf), &cur) < 0)
                         continue;
                 c->use = cur;
                 used += cur;
                 (*n)++;
         }
         *pct = 100.0 * (double) used / (double) limit_bytes;
-}
-
-/* The cgroup was removed while capped: nothing to restore there any more. */
-static void forget(struct batch_cg *c, struct state *st) {
-        if (c->capped)
-                log_info("Batch: %s is gone; forgetting its cap", c->path);
-        state_forget_cap(st, c->path);
-        c->capped = c->written = false;
-        c->missing = true;
-        c->failures = 0;
 }
 
 static int uncap(struct batch_cg *c, const struct kernel *k, struct state *st) {

@@ -33,7 +33,8 @@ struct batch {
 void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list *cgroups, double max_pct);
 /* How many batch cgroups can be capped (they are there, their last cap write
  * did not fail) and what they use, in percent of limit_bytes. */
-void batch_sample(struct batch *b, const struct kernel *k, uint64_t limit_bytes, unsigned *n, double *pct);
+void batch_sample(struct batch *b, const struct kernel *k, struct state *st, uint64_t limit_bytes, unsigned *n,
+                  double *pct);
 /* Carry out the decision's caps. */
 void batch_apply(struct batch *b, const struct kernel *k, struct state *st, bool dry_run,
                  const struct policy_decision *d);

@@ -119,7 +119,7 @@ void manager_tick(struct manager *m, uint64_t now) {
         if (in.pool_state == POOL_OK) {
                 in.pool = pool_percent(&pool);
                 in.limit_bytes = pool.limit_bytes;
-                batch_sample(&m->batch, &m->kernel, pool.limit_bytes, &in.n_batch, &in.batch);
+                batch_sample(&m->batch, &m->kernel, &m->state, pool.limit_bytes, &in.n_batch, &in.batch);
                 in.stores = m->have_sample && pool.vm.zswpout > m->last_vm.zswpout;
                 m->last_vm = pool.vm;
         }

@@ -715,15 +715,36 @@ static void removed_batch_cgroup_is_forgotten(void **state) {
         assert_string_not_equal(zswap_max(f), "max");
         snprintf(path, sizeof(path), "%s/sys/fs/cgroup/batch.slice", f->root);
         tu_rm_rf(path);
-        for (int t = 1; t <= 20; t++)
-                at(f, t, 30, 500, t < 10 ? 12 : 40);
-        assert_int_equal(manager_restore(&f->m), 0);
+        /* noticed at the next sample, though the cap would not move */
+        at(f, 1, 30, 500, 12);
         assert_int_equal(count_logged(f, "Batch: /sys/fs/cgroup/batch.slice/memory.zswap.max is gone; forgetting its cap"),
                          1);
+        /* the save file keeps the knob's original, no cap */
+        assert_int_equal(savefile_read(f->state, &sv), 0);
+        assert_int_equal(sv.n_caps, 0);
+        for (int t = 2; t <= 20; t++)
+                at(f, t, 30, 500, t < 10 ? 12 : 40);
+        assert_int_equal(count_logged(f, "is gone; forgetting its cap"), 1);
+        assert_int_equal(access(path, F_OK), -1); /* never created */
+
+        /* a cgroup of that name again (a batch service restarted): it
+         * starts uncapped, and is saved and capped afresh */
+        with_batch_slice(f);
+        at(f, 21, 30, 500, 12);
+        assert_string_not_equal(zswap_max(f), "max");
+        assert_logged(f, "Batch: /sys/fs/cgroup/batch.slice/memory.zswap.max is there now");
+        assert_int_equal(savefile_read(f->state, &sv), 0);
+        assert_int_equal(sv.n_caps, 1);
+        assert_string_equal(sv.caps[0].value, "max");
+
+        /* removed for good: nothing left to restore, nothing created */
+        tu_rm_rf(path);
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_int_equal(count_logged(f, "is gone; forgetting its cap"), 2);
         assert_false(logged(f, "Lifted the zswap cap"));
         assert_false(logged(f, "Cannot"));
         assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
-        assert_int_equal(access(path, F_OK), -1); /* never created */
+        assert_int_equal(access(path, F_OK), -1);
 }
 
 static void knob_file_vanishes(void **state) {
