@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,4 +333,29 @@ double pool_percent(const struct pool_sample *s) {
         if (s->limit_bytes == 0)
                 return s->pool_bytes > 0 ? 100.0 : 0.0;
         return 100.0 * (double) s->pool_bytes / (double) s->limit_bytes;
+}
+
+int kernel_pool_incompressible(const struct kernel *k, uint64_t *pages) {
+        char buf[32];
+        ssize_t n = kernel_read(k, ZSWAP_DEBUGFS "/stored_incompressible_pages", buf, sizeof(buf));
+
+        if (n < 0)
+                return (int) n;
+        return parse_u64(strstrip(buf), pages) < 0 ? -EBADMSG : 0;
+}
+
+int parse_stat_field(const char *buf, const char *key, uint64_t *ret) {
+        return field_u64(buf, key, ' ', ret);
+}
+
+int kernel_cgroup_incompressible(const struct kernel *k, const char *spec, uint64_t *bytes) {
+        char path[PATH_MAX], buf[16384];
+        ssize_t n;
+
+        if (kernel_cgroup_path(k, spec, "memory.stat", path, sizeof(path)) < 0)
+                return -ENAMETOOLONG;
+        n = kernel_read(k, path, buf, sizeof(buf));
+        if (n < 0)
+                return (int) n;
+        return parse_stat_field(buf, "zswap_incomp", bytes);
 }

@@ -90,3 +90,12 @@ struct pool_sample {
  * debugfs tells the pool size. */
 int kernel_read_pool(const struct kernel *k, struct pool_sample *s);
 double pool_percent(const struct pool_sample *s);
+
+/* Incompressible pages, which zswap stores whole (a full page each) since
+ * about 6.18: the pool's count from debugfs (stored_incompressible_pages;
+ * root, and debugfs mounted), and a cgroup's bytes from its memory.stat
+ * (zswap_incomp). -ENOENT where the kernel has no such figure. */
+int kernel_pool_incompressible(const struct kernel *k, uint64_t *pages);
+int kernel_cgroup_incompressible(const struct kernel *k, const char *spec, uint64_t *bytes);
+/* "key value" lines (memory.stat): the value of key. */
+int parse_stat_field(const char *buf, const char *key, uint64_t *ret);

@@ -84,7 +84,10 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
 
         if (!copy)
                 return -ENOMEM;
-        *s = (struct snapshot) { .knob_value = KNOB_UNSET, .original = KNOB_UNSET, .time_to_limit = -1 };
+        *s = (struct snapshot) { .knob_value = KNOB_UNSET, .original = KNOB_UNSET, .time_to_limit = -1,
+                                 .incomp_pages = -1 };
+        for (unsigned i = 0; i < SNAPSHOT_MAX_BATCH; i++)
+                s->batch[i].incomp = -1;
         for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
                 char *v = strchr(l, '=');
                 const char *rest;
@@ -153,6 +156,13 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
         return have_pid ? 0 : -EBADMSG;
 }
 
+static void json_int_or_null(FILE *f, int64_t v) {
+        if (v < 0)
+                fputs("null", f);
+        else
+                fprintf(f, "%lld", (long long) v);
+}
+
 static void json_string(FILE *f, const char *s) {
         fputc('"', f);
         for (; *s; s++) {
@@ -203,18 +213,24 @@ void snapshot_json(const struct snapshot *s, FILE *f) {
                 s->pool, (unsigned long long) s->pool_bytes, (unsigned long long) s->stored_bytes,
                 (unsigned long long) s->limit_bytes, s->fill_rate);
         if (s->time_to_limit < 0)
-                fputs("null}", f);
+                fputs("null", f);
         else
-                fprintf(f, "%.1f}", s->time_to_limit);
+                fprintf(f, "%.1f", s->time_to_limit);
+        fputs(",\"incompressible_pages\":", f);
+        json_int_or_null(f, s->incomp_pages);
+        fputc('}', f);
         fputs(",\"batch\":[", f);
         for (unsigned i = 0; i < s->n_batch; i++) {
                 fprintf(f, "%s{\"cgroup\":", i ? "," : "");
                 json_string(f, s->batch[i].cgroup);
                 fprintf(f, ",\"zswap_bytes\":%llu,\"cap_bytes\":", (unsigned long long) s->batch[i].use);
                 if (s->batch[i].capped)
-                        fprintf(f, "%llu}", (unsigned long long) s->batch[i].cap);
+                        fprintf(f, "%llu", (unsigned long long) s->batch[i].cap);
                 else
-                        fputs("null}", f);
+                        fputs("null", f);
+                fputs(",\"incompressible_bytes\":", f);
+                json_int_or_null(f, s->batch[i].incomp);
+                fputc('}', f);
         }
         fprintf(f, "],\"flips_last_hour\":%u,\"flips_total\":%llu,\"warnings\":[", s->flips_last_hour,
                 (unsigned long long) s->flips_total);
@@ -258,6 +274,8 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
                 format_bytes(b, sizeof(b), s->limit_bytes), s->pool);
         if (s->pool_bytes > 0 && s->stored_bytes > 0)
                 fprintf(f, ", compressed %.1fx", (double) s->stored_bytes / (double) s->pool_bytes);
+        if (s->incomp_pages > 0)
+                fprintf(f, ", %lld pages stored whole (incompressible)", (long long) s->incomp_pages);
         if (s->time_to_limit >= 0)
                 fprintf(f, ", filling %.1f%%/s, at the limit in %.0f s", s->fill_rate, s->time_to_limit);
         fputc('\n', f);
@@ -273,9 +291,13 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
                 fprintf(f, "     Batch: %s: %s in zswap, ", s->batch[i].cgroup,
                         format_bytes(a, sizeof(a), s->batch[i].use));
                 if (s->batch[i].capped)
-                        fprintf(f, "cap %s\n", format_bytes(b, sizeof(b), s->batch[i].cap));
+                        fprintf(f, "cap %s", format_bytes(b, sizeof(b), s->batch[i].cap));
                 else
-                        fputs("not capped\n", f);
+                        fputs("not capped", f);
+                if (s->batch[i].incomp > 0)
+                        fprintf(f, " (%s of it incompressible, stored whole)",
+                                format_bytes(a, sizeof(a), (uint64_t) s->batch[i].incomp));
+                fputc('\n', f);
         }
         fprintf(f, "     Flips: %u in the last hour, %llu since start\n", s->flips_last_hour,
                 (unsigned long long) s->flips_total);

@@ -41,6 +41,7 @@ struct snapshot {
         } source[SNAPSHOT_MAX_SOURCES];
         double pool;                    /* percent of the limit */
         uint64_t pool_bytes, stored_bytes, limit_bytes;
+        int64_t incomp_pages;           /* stored whole, incompressible; < 0 = unknown (live, status only) */
         double fill_rate;               /* percent of the limit per second */
         double time_to_limit;           /* seconds, < 0 = not rising */
         unsigned n_batch;
@@ -49,6 +50,7 @@ struct snapshot {
                 uint64_t use;           /* memory.zswap.current */
                 bool capped;
                 uint64_t cap;
+                int64_t incomp;         /* bytes stored whole; < 0 = unknown (live, status only) */
         } batch[SNAPSHOT_MAX_BATCH];
         unsigned flips_last_hour;
         uint64_t flips_total;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +47,13 @@ int status_show(const struct kernel *k, const char *state_dir, bool json) {
                 s.limit_bytes = pool.limit_bytes;
                 s.pool = pool_percent(&pool);
         }
+        /* what the kernel offers besides (incompressible pages: 6.18+) */
+        uint64_t v;
+        if (kernel_pool_incompressible(k, &v) == 0 && v <= INT64_MAX)
+                s.incomp_pages = (int64_t) v;
+        for (unsigned i = 0; i < s.n_batch; i++)
+                if (kernel_cgroup_incompressible(k, s.batch[i].cgroup, &v) == 0 && v <= INT64_MAX)
+                        s.batch[i].incomp = (int64_t) v;
         if (json)
                 snapshot_json(&s, stdout);
         else

@@ -100,7 +100,14 @@ run status >"$W/st0"; rc=$?
 check "status without a daemon exits 3" test $rc -eq 3
 check "... and says it is not running" grep -q "not running" "$W/st0"
 mkdir -p "$W/prom"
-printf '[Pressure]\nHoldSec=1\n[Pool]\nSampleMs=100\nMinSampleMs=100\n[Flips]\nMinDwellSec=0\n[Metrics]\nTextfileDirectory=%s\n' \
+# a batch cgroup, and the incompressible pages of Linux 6.18+ (status reads them live)
+B=$W/root/sys/fs/cgroup/batch.slice
+mkdir -p "$B" "$W/root/sys/kernel/debug/zswap"
+echo memory > "$W/root/sys/fs/cgroup/cgroup.controllers"
+echo max > "$B/memory.zswap.max"; echo 409600 > "$B/memory.zswap.current"
+printf 'anon 0\nzswap 409600\nzswapped 1228800\nzswap_incomp 131072\n' > "$B/memory.stat"
+echo 25 > "$W/root/sys/kernel/debug/zswap/stored_incompressible_pages"
+printf '[Pressure]\nHoldSec=1\n[Pool]\nSampleMs=100\nMinSampleMs=100\n[Flips]\nMinDwellSec=0\n[Metrics]\nTextfileDirectory=%s\n[Batch]\nCgroups=batch.slice\n' \
 	"$W/prom" >"$W/ops.conf"
 "${RUN[@]}" -c "$W/ops.conf" --record "$W/rec" 2>"$W/log5" & PID=$!
 wait_for_line "$W/log5" 'Started \(pid'
@@ -117,11 +124,15 @@ run status >"$W/st1"; rc=$?
 check "status of a running daemon exits 0" test $rc -eq 0
 check "... and shows the knob, the mode and why" bash -c "grep -q 'Knob: shrinker_enabled=N (original Y)' '$W/st1' &&
 	grep -q 'Mode: Favouring stores since' '$W/st1' && grep -qE 'Decision: pressure [0-9.]+% >= 10%' '$W/st1'"
+check "... the incompressible pages of the pool and of a batch cgroup" bash -c \
+	"grep -q '25 pages stored whole (incompressible)' '$W/st1' &&
+	grep -qE 'Batch: batch.slice: 400.0 KiB in zswap, cap .* \\(128.0 KiB of it incompressible, stored whole\\)$' '$W/st1'"
 run status --json >"$W/st2"
 check "status --json is one JSON object with the mode" python3 -c "
 import json, sys; d = json.load(open('$W/st2'))
 assert d['mode'] == 'throughput' and d['knob_value'] is False and d['original_value'] is True, d
-assert d['pool']['limit_bytes'] == 204800000 and d['sources'][0]['path'] == '/proc/pressure/memory', d"
+assert d['pool']['limit_bytes'] == 204800000 and d['sources'][0]['path'] == '/proc/pressure/memory', d
+assert d['pool']['incompressible_pages'] == 25 and d['batch'][0]['incompressible_bytes'] == 131072, d"
 check "the metrics textfile is valid exposition format" python3 "$abs_top_srcdir/tests/tools/promcheck.py" \
 	"$W/prom/zswap_tuned.prom"
 check "... and has the knob off and one pressure flip" bash -c \

@@ -139,6 +139,37 @@ static void pool_from_fake_tree(void **state) {
         assert_int_equal(kernel_read_pool(&k, &s), -EBADMSG);
 }
 
+/* Linux 6.18+ stores incompressible pages whole and counts them: debugfs
+ * for the pool (pages), memory.stat for a cgroup (bytes). */
+static void incompressible_pages(void **state) {
+        struct kernel k;
+        uint64_t v = 7;
+
+        assert_int_equal(kernel_init(&k, *state), 0);
+        /* older kernels have neither */
+        assert_int_equal(kernel_pool_incompressible(&k, &v), -ENOENT);
+        tu_write(*state, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(*state, "/sys/fs/cgroup/batch/memory.stat", "anon 4096\nzswap 8192\nzswapped 16384\nfile 0\n");
+        assert_int_equal(kernel_cgroup_incompressible(&k, "batch", &v), -ENOENT);
+        assert_int_equal(v, 7);
+
+        tu_write(*state, ZSWAP_DEBUGFS "/stored_incompressible_pages", "25\n");
+        assert_int_equal(kernel_pool_incompressible(&k, &v), 0);
+        assert_int_equal(v, 25);
+        /* "zswap" and "zswapped" are not "zswap_incomp", nor the other way round */
+        tu_write(*state, "/sys/fs/cgroup/batch/memory.stat",
+                 "anon 4096\nzswap 8192\nzswapped 16384\nzswap_incomp 12288\nfile 0\n");
+        assert_int_equal(kernel_cgroup_incompressible(&k, "batch", &v), 0);
+        assert_int_equal(v, 12288);
+        assert_int_equal(parse_stat_field("zswap_incomp 12288\nzswap 8192\n", "zswap", &v), 0);
+        assert_int_equal(v, 8192);
+        /* malformed is an error, not a number */
+        tu_write(*state, ZSWAP_DEBUGFS "/stored_incompressible_pages", "lots\n");
+        assert_int_equal(kernel_pool_incompressible(&k, &v), -EBADMSG);
+        assert_int_equal(parse_stat_field("zswap_incomp -1\n", "zswap_incomp", &v), -EBADMSG);
+        assert_int_equal(kernel_cgroup_incompressible(&k, "gone", &v), -ENOENT);
+}
+
 static void knob_write_reads_back(void **state) {
         struct kernel k;
         char buf[16];
@@ -345,6 +376,7 @@ int main(void) {
                 cmocka_unit_test(swaps_count),
                 cmocka_unit_test(cgroup_v1_detection),
                 cmocka_unit_test_setup_teardown(pool_from_fake_tree, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(incompressible_pages, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(knob_write_reads_back, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(root_prefix_is_normalised, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(savefile_round_trip_and_restore, tu_setup_tmpdir, tu_teardown_tmpdir),

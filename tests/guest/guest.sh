@@ -420,7 +420,7 @@ case_batch_gone() {
 }
 
 case_reload_adds() {
-	local mark
+	local mark st want
 	active || fail "daemon not running" || return 1
 	mkdir -p $BATCH2
 	uncapped $BATCH2 || fail "zt-batch2 starts capped" || return 1
@@ -432,6 +432,16 @@ case_reload_adds() {
 	jwait "$mark" '^Capped the zswap use of zt-batch2 ' || return 1
 	echo "zt-batch2 memory.zswap.max=$(zmax $BATCH2)"
 	jlog "$mark" | indent
+	# status tells the incompressible pages (stored whole since 6.18) where
+	# the kernel has the figures, null where it has not
+	st=$(zswap-tuned status --json) || fail "zswap-tuned status --json failed" || return 1
+	echo "status --json: $st"
+	if grep -q '^zswap_incomp ' $BATCH2/memory.stat; then want='"incompressible_bytes":[0-9]'
+	else want='"incompressible_bytes":null'; fi
+	grep -q "$want" <<<"$st" || fail "status --json: want $want" || return 1
+	if [ -r $DBG/stored_incompressible_pages ]; then want='"incompressible_pages":[0-9]'
+	else want='"incompressible_pages":null'; fi
+	grep -q "$want" <<<"$st" || fail "status --json: want $want" || return 1
 	stop_daemon
 	uncapped $BATCH2 || fail "zt-batch2 still capped after stop: $(zmax $BATCH2)" || return 1
 	rmdir $BATCH2
@@ -510,7 +520,7 @@ run_case "systemctl stop restores the knob and every memory.zswap.max" case_rest
 run_case "kill -9 of the main PID: ExecStopPost --restore restores the knob and every memory.zswap.max" case_restore_kill
 run_case "watchdog abort (SIGSTOP, WatchdogSec=2s): the knob and every memory.zswap.max restored" case_restore_watchdog
 run_case "a capped batch cgroup removed: no error loop, one 'is gone; forgetting its cap' line at once; created again, capped again" case_batch_gone
-run_case "a reload that adds a batch cgroup caps it" case_reload_adds
+run_case "a reload that adds a batch cgroup caps it; status --json has the incompressible figures the kernel offers" case_reload_adds
 run_case "every knob, counter and cgroup file the daemon uses exists; new ones reported" case_interfaces
 $HAVE_KNOB || run_case "no knob (6.1): never writes one, says why once per start" case_no_knob_writes
 stop_daemon
