@@ -149,8 +149,8 @@ static int set_cgroups(struct parser *p, struct conf_list *l, const char *value)
         for (char *w = strtok_r(buf, " \t", &save); ok && w; w = strtok_r(NULL, " \t", &save)) {
                 if (l->n >= CONF_MAX_CGROUPS)
                         fail_here(p, "Cgroups= lists more than %d cgroups", CONF_MAX_CGROUPS);
-                else if (strstr(w, ".."))
-                        fail_here(p, "Cgroups= path '%s' must not contain '..'", w);
+                else if (path_has_dotdot(w))
+                        fail_here(p, "Cgroups= path '%s' must not contain a '..' component", w);
                 else if (!(l->item[l->n] = strdup(w)))
                         fail_here(p, "out of memory");
                 else {
@@ -229,9 +229,9 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
         case T_CGROUPS:
                 return set_cgroups(p, (struct conf_list *) field, value);
         case T_DIR:
-                /* empty: off; else an absolute path without ".." */
-                if ((*value && *value != '/') || strstr(value, "..") || strlen(value) >= CONF_PATH_MAX) {
-                        fail_here(p, "%s=%s: expected an absolute directory without '..', or nothing", k->name,
+                /* empty: off; else an absolute path without a ".." component */
+                if ((*value && *value != '/') || path_has_dotdot(value) || strlen(value) >= CONF_PATH_MAX) {
+                        fail_here(p, "%s=%s: expected an absolute directory without '..' components, or nothing", k->name,
                                   value);
                         return 0;
                 }

@@ -286,3 +286,14 @@ uint64_t now_usec(void) {
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 }
+
+bool path_has_dotdot(const char *path) {
+        for (const char *c = path; *c;) {
+                size_t len = strcspn(c, "/");
+                if (len == 2 && c[0] == '.' && c[1] == '.')
+                        return true;
+                c += len;
+                c += strspn(c, "/");
+        }
+        return false;
+}

@@ -43,6 +43,8 @@ int mkdir_p(const char *path, mode_t mode);
 char *strstrip(char *s);
 /* Parse [0-9]+ (a whole decimal number: no sign, no space); -ERANGE on overflow. */
 int parse_u64(const char *s, uint64_t *ret);
+/* Has the path a ".." component ("a/../b", "..", "../x"; not "my..slice")? */
+bool path_has_dotdot(const char *path);
 /* Parse -?[0-9]+(\.[0-9]+)? (e.g. "12", "12.5", "-1"; not ".5", "5.", "+5", " 5",
  * "1e2", "0x10", "inf" or "nan"); "-0" gives 0; -ERANGE when too large for a double. */
 int parse_double(const char *s, double *ret);

@@ -129,19 +129,23 @@ static void values_are_parsed(void **state) {
 
         tu_write(*state, "/zswap-tuned.conf",
                  "# comment\n; comment\n\n[Daemon]\nKnob=shrink_enabled\nBaseline=On\nDryRun=yes\nLogLevel=debug\n"
-                 "[Pressure]\nSystem=no\nCgroups=/sys/fs/cgroup/a.slice  b.slice\nType=full\n"
+                 "[Pressure]\nSystem=no\nCgroups=/sys/fs/cgroup/a.slice  b.slice ..hidden/x..y\nType=full\n"
                  "TriggerStallMs=50\nTriggerWindowMs=2000\nHighPercent=12.5\nLowPercent=0\nHoldSec=0\n"
                  "[Pool]\nHighPercent=90\nLowPercent=60\nWatchPercent=0\nSampleMs=500\nMinSampleMs=500\n"
-                 "LeadSec=0\nIdleCheckSec=0\n[Flips]\nMinDwellSec=0\nMaxPerMinute=0\n");
+                 "LeadSec=0\nIdleCheckSec=0\n[Flips]\nMinDwellSec=0\nMaxPerMinute=0\n"
+                 "[Metrics]\nTextfileDirectory=/var/lib/prom..textfiles\n");
         assert_int_equal(load(*state, &c, err, sizeof(err)), 0);
         assert_int_equal(c.knob, KNOB_CHOICE_SHRINK_ENABLED);
         assert_int_equal(c.baseline, BASELINE_ON);
         assert_true(c.dry_run);
         assert_int_equal(c.log_level, LOG_DEBUG);
         assert_false(c.system);
-        assert_int_equal(c.cgroups.n, 2);
+        /* dots inside a name are a name, not "..": systemd escapes nothing there */
+        assert_int_equal(c.cgroups.n, 3);
         assert_string_equal(c.cgroups.item[0], "/sys/fs/cgroup/a.slice");
         assert_string_equal(c.cgroups.item[1], "b.slice");
+        assert_string_equal(c.cgroups.item[2], "..hidden/x..y");
+        assert_string_equal(c.metrics_dir, "/var/lib/prom..textfiles");
         assert_int_equal(c.type, PSI_FULL);
         assert_int_equal(c.trigger_stall_ms, 50);
         assert_float_equal(c.pressure_high, 12.5, 0);
@@ -172,7 +176,11 @@ static void every_error_names_its_line(void **state) {
         expect_error(d, "[Pool]\nHighPercent=0\n", 2, "from 1 to 100");
         expect_error(d, "[Pressure]\nHighPercent=ten\n", 2, "HighPercent=ten");
         expect_error(d, "[Pressure]\nHighPercent=nan\n", 2, "HighPercent=nan");
-        expect_error(d, "[Pressure]\nCgroups=../etc\n", 2, "must not contain '..'");
+        expect_error(d, "[Pressure]\nCgroups=../etc\n", 2, "must not contain a '..' component");
+        expect_error(d, "[Batch]\nCgroups=a.slice b/../../etc\n", 2, "'b/../../etc' must not contain a '..' component");
+        expect_error(d, "[Pressure]\nCgroups=/sys/fs/cgroup/..\n", 2, "'..' component");
+        expect_error(d, "[Metrics]\nTextfileDirectory=/var/lib/../../etc\n", 2,
+                     "TextfileDirectory=/var/lib/../../etc: expected an absolute directory without '..' components");
         /* two keys that contradict each other: reported where the later one was set */
         expect_error(d, "[Pool]\nLowPercent=90\n\nSampleMs=100\n", 2, "LowPercent=90 must be below HighPercent=85");
         expect_error(d, "[Pool]\nLowPercent=50\nHighPercent=50\n", 3, "must be below");
