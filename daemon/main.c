@@ -12,6 +12,7 @@
 #include "log.h"
 #include "manager.h"
 #include "plot.h"
+#include "publish.h"
 #include "record.h"
 #include "state.h"
 #include "status.h"
@@ -193,6 +194,13 @@ int main(int argc, char *argv[]) {
                 r = state_restore(&m.kernel, m.state.dir);
                 if (r == -EBUSY)
                         log_error("--restore: stop it instead; it restores everything on exit");
+                /* a killed instance's metrics would go on saying what it did:
+                 * the configuration says where they are */
+                else if (manager_load_config(&m, err, sizeof(err)) == 0)
+                        publish_remove_stale_metrics(m.conf.metrics_dir);
+                else
+                        log_notice("--restore: %s; not looking for a metrics file left behind", err);
+                manager_free(&m);
                 return r == -EBUSY ? EXIT_RUNNING : r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         }
 

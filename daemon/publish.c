@@ -212,3 +212,13 @@ void publish_remove(struct manager *m) {
         free(m->published);
         m->published = NULL;
 }
+
+void publish_remove_stale_metrics(const char *dir) {
+        char path[1024];
+
+        if (!dir[0] || (size_t) snprintf(path, sizeof(path), "%s/" METRICS_NAME, dir) >= sizeof(path))
+                return;
+        if (unlink(path) == 0)
+                log_info("Removed %s, left by an instance that was killed", path);
+        remove_atomic_temporaries(dir, METRICS_NAME);
+}

@@ -18,3 +18,6 @@ void publish_metrics_text(const struct manager *m, const struct snapshot *s, FIL
 void publish(struct manager *m, const struct policy_decision *d, const struct pool_sample *pool);
 /* On exit: nothing stale is left behind. */
 void publish_remove(struct manager *m);
+/* --restore: the metrics file (and temporaries) an instance that was killed
+ * left in dir, the configured TextfileDirectory= ("" = none). */
+void publish_remove_stale_metrics(const char *dir);

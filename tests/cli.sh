@@ -111,12 +111,18 @@ printf '[Pressure]\nHoldSec=1\n[Pool]\nSampleMs=100\nMinSampleMs=100\n[Flips]\nM
 	"$W/prom" >"$W/ops.conf"
 "${RUN[@]}" -c "$W/ops.conf" --record "$W/rec" 2>"$W/log5" & PID=$!
 wait_for_line "$W/log5" 'Started \(pid'
-# memory pressure (30% of wall time stalled) with stores, until stopped
-( t=0; s=0; while :; do t=$((t + 30000)); s=$((s + 100))
-	echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=$t" >"$W/root/proc/pressure/memory.new"
-	mv "$W/root/proc/pressure/memory.new" "$W/root/proc/pressure/memory"
-	printf 'pswpout 0\nzswpout %d\nzswpwb 0\n' $s >"$W/root/proc/vmstat.new"; mv "$W/root/proc/vmstat.new" "$W/root/proc/vmstat"
-	sleep 0.1; done ) & GEN=$!
+# memory pressure (30% of wall time stalled) with stores, until stopped,
+# going on from the counters as they are
+pressure() {
+	local t s
+	t=$(sed -n 's/.*total=//p' "$W/root/proc/pressure/memory"); s=$(awk '$1 == "zswpout" { print $2 }' "$W/root/proc/vmstat")
+	while :; do t=$((t + 30000)); s=$((s + 100))
+		echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=$t" >"$W/root/proc/pressure/memory.new"
+		mv "$W/root/proc/pressure/memory.new" "$W/root/proc/pressure/memory"
+		printf 'pswpout 0\nzswpout %d\nzswpwb 0\n' $s >"$W/root/proc/vmstat.new"; mv "$W/root/proc/vmstat.new" "$W/root/proc/vmstat"
+		sleep 0.1; done
+}
+pressure & GEN=$!
 wait_for_line "$W/log5" 'Shrinker off: pressure'
 # the status file follows the log line within the same sample
 for ((i = 0; i < 100; i++)); do run status >"$W/st1" && grep -q 'Favouring stores' "$W/st1" && break; sleep 0.05; done
@@ -142,6 +148,21 @@ kill "$GEN"; wait "$GEN" 2>/dev/null; GEN=
 wait_for_line "$W/log5" 'Shrinker back to baseline'
 kill -TERM "$PID"; wait "$PID"; PID=
 check "on exit the status and the metrics file go away" test ! -e "$W/run/status" -a ! -e "$W/prom/zswap_tuned.prom"
+# SIGKILL leaves them behind; --restore (ExecStopPost=) removes them too.
+"${RUN[@]}" -c "$W/ops.conf" 2>"$W/log6" & PID=$!
+wait_for_line "$W/log6" 'Started \(pid'
+pressure & GEN=$!
+wait_for_line "$W/log6" 'Shrinker off: pressure'
+for ((i = 0; i < 100; i++)); do [ -e "$W/prom/zswap_tuned.prom" ] && break; sleep 0.05; done
+kill "$GEN"; wait "$GEN" 2>/dev/null; GEN=
+kill -KILL "$PID"; wait "$PID" 2>/dev/null; PID=
+check "after SIGKILL the metrics file is left behind" test -e "$W/prom/zswap_tuned.prom"
+run -c "$W/ops.conf" --restore 2>"$W/log7"; rc=$?
+check "--restore with the configuration removes it, and the status file" bash -c "test $rc -eq 0 &&
+	test ! -e '$W/prom/zswap_tuned.prom' -a ! -e '$W/run/status' &&
+	grep -qF 'Removed $W/prom/zswap_tuned.prom, left by an instance that was killed' '$W/log7'"
+check "... and puts the knob and the cap back" bash -c "test \"\$(cat '$P/shrinker_enabled')\" = Y &&
+	test \"\$(cat '$B/memory.zswap.max')\" = max"
 check "the recording has samples and decisions" bash -c "grep -q '^S,' '$W/rec' && grep -q '^D,' '$W/rec'"
 "$ZT" replay "$W/rec" -c "$W/ops.conf" --verify >"$W/rp1"; rc=$?
 check "replay --verify with the recording's configuration: every decision again" test $rc -eq 0
