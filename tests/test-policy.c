@@ -22,24 +22,32 @@ static struct policy_params params(void) {
         };
 }
 
-static struct policy_decision step(const struct policy_params *p, struct policy_state *s, double t,
-                                   double pressure, bool stores, double pool) {
+/* One sample: pressure (valid), stores, the pool and the batch cgroups. */
+static struct policy_decision sample(const struct policy_params *p, struct policy_state *s, double t,
+                                     double pressure, bool stores, double pool, double batch, unsigned n_batch) {
         struct policy_sample in = { .now = S(t), .pressure_valid = true, .pressure = pressure,
-                                    .stores = stores, .pool = pool };
+                                    .stores = stores, .pool = pool, .batch = batch, .n_batch = n_batch };
         struct policy_decision d;
 
         policy_decide(p, s, &in, &d);
         return d;
 }
 
+static struct policy_decision step(const struct policy_params *p, struct policy_state *s, double t,
+                                   double pressure, bool stores, double pool) {
+        return sample(p, s, t, pressure, stores, pool, 0, 0);
+}
+
+/* no pressure, stores */
 static struct policy_decision step_batch(const struct policy_params *p, struct policy_state *s, double t,
                                          double pool, double batch, unsigned n_batch) {
-        struct policy_sample in = { .now = S(t), .pressure_valid = true, .pressure = 0, .stores = true,
-                                    .pool = pool, .batch = batch, .n_batch = n_batch };
-        struct policy_decision d;
+        return sample(p, s, t, 0, true, pool, batch, n_batch);
+}
 
-        policy_decide(p, s, &in, &d);
-        return d;
+/* one batch cgroup */
+static struct policy_decision step_full(const struct policy_params *p, struct policy_state *s, double t,
+                                        double pressure, bool stores, double pool, double batch) {
+        return sample(p, s, t, pressure, stores, pool, batch, 1);
 }
 
 static void idle_stays_idle(void **state) {
@@ -697,16 +705,6 @@ static void batch_artefacts_are_no_fill_rate(void **state) {
         assert_int_equal(d.reason, REASON_NONE);
         assert_int_equal(d.set, KNOB_UNSET);
         assert_int_equal(s.n_flips, 1); /* the one for the batch at its cap */
-}
-
-static struct policy_decision step_full(const struct policy_params *p, struct policy_state *s, double t,
-                                        double pressure, bool stores, double pool, double batch) {
-        struct policy_sample in = { .now = S(t), .pressure_valid = true, .pressure = pressure,
-                                    .stores = stores, .pool = pool, .batch = batch, .n_batch = 1 };
-        struct policy_decision d;
-
-        policy_decide(p, s, &in, &d);
-        return d;
 }
 
 /* A batch cgroup at its cap keeps the pool below HighPercent, so the pool
