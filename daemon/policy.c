@@ -205,8 +205,16 @@ static double batch_cap(const struct policy_params *p, const struct policy_state
  * stores need the room. */
 static bool batch_full(const struct policy_params *p, const struct policy_state *s,
                        const struct policy_sample *in) {
-        return p->batch && in->n_batch > 0 && s->batch_cap > 0 && in->pool >= p->pool_watch &&
-               batch_of(in) >= (s->batch_cap - BATCH_CAP_STEP) * in->n_batch;
+        /* Once protecting, until they are down to half their caps, wherever
+         * the pool is: the shrinker itself takes them off their caps within
+         * seconds while the job runs on (measured in the benchmark: the pool
+         * from 71% to 50% of its limit in 10 s), and letting go at once
+         * turned it off and on again every MinDwellSec. */
+        bool protecting = s->mode == MODE_PROTECT;
+        double at = protecting ? s->batch_cap / 2 : s->batch_cap - BATCH_CAP_STEP;
+
+        return p->batch && in->n_batch > 0 && s->batch_cap > 0 && (protecting || in->pool >= p->pool_watch) &&
+               batch_of(in) >= at * in->n_batch;
 }
 
 /* Which mode the sample asks for, and whether for the pool's safety.

@@ -789,12 +789,25 @@ static void batch_at_its_cap_holds_protection(void **state) {
                 d = step_full(&p, &s, t, 0, true, 70, 66.5);
                 assert_int_equal(d.mode, MODE_PROTECT);
         }
-        /* the shrinker has made room: the batch cgroup is off its cap and
-         * calm has been held, back to the baseline */
-        d = step_full(&p, &s, 161, 0, true, 62, 58);
+        /* the shrinker takes the batch cgroup off its cap while the job runs
+         * on: protected down to half its cap, pressure or not (letting go
+         * at once flipped the knob every MinDwellSec in the benchmark) */
+        for (int t = 161; t <= 170; t++) {
+                d = step_full(&p, &s, t, 40, true, 50 - (t - 161), 45 - (t - 161));
+                assert_int_equal(d.mode, MODE_PROTECT);
+                assert_int_equal(d.set, KNOB_UNSET);
+        }
+        /* the job exits: off its cap, and once calm has been held, back to
+         * the baseline */
+        for (int t = 171; t < 201; t++) {
+                d = step_full(&p, &s, t, 0, true, 10, 0);
+                assert_int_equal(d.mode, MODE_PROTECT);
+        }
+        d = step_full(&p, &s, 201, 0, true, 10, 0);
         assert_int_equal(d.mode, MODE_IDLE);
         assert_int_equal(d.reason, REASON_CALM);
         assert_int_equal(d.set, KNOB_OFF);
+        assert_int_equal(s.n_flips, 2);
 }
 
 static void batch_cap_follows_the_room(void **state) {
