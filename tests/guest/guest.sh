@@ -98,8 +98,15 @@ jlog() { local m=$1; shift; journalctl -q --no-pager -u "$UNIT" --since "@$m" -o
 jcount() { local m=$1 re=$2; shift 2; jlog "$m" "$@" | grep -cE -- "$re"; }
 jhas() { [ "$(jcount "$@")" -gt 0 ]; }
 jwait() { wait_until "${JWAIT:-15}" jhas "$@" || { echo "journal: no /$2/ since $1"; jlog "$1" | tail -n 30 | indent; return 1; }; }
-# jexport MARK MATCH...: matching entries, FIELD=value lines, entries separated by blank lines
-jexport() { local m=$1; shift; journalctl -q --no-pager -u "$UNIT" --since "@$m" -o export "$@" 2>/dev/null; }
+# jexport MARK MATCH...: matching entries, FIELD=value lines, entries separated by blank lines.
+# Only the daemon's own text fields: export writes a field whose value holds a newline
+# (_SELINUX_CONTEXT=unconfined\n in the guests) length-prefixed in binary, which cut a
+# flip record short once the daemon flipped during case 3 (batch-full, 6.12).
+JFIELDS=MESSAGE_ID,MESSAGE,CGROUP,KNOB,KNOB_VALUE,PREVIOUS_VALUE,MODE,REASON,PRESSURE_PERCENT,POOL_PERCENT,DRY_RUN
+jexport() {
+	local m=$1; shift
+	journalctl -q --no-pager -u "$UNIT" --since "@$m" -o export --output-fields="$JFIELDS" "$@" 2>/dev/null
+}
 
 # ---------------------------------------------------------------- kernel state
 HAVE_KNOB=false
