@@ -200,15 +200,20 @@ void publish(struct manager *m, const struct policy_decision *d, const struct po
         free(text);
 }
 
+/* Remove the metrics file in dir ("" = none); its path, or NULL when there
+ * was nothing to remove. */
+static const char *unlink_metrics(const char *dir, char *path, size_t size) {
+        if (!dir[0] || (size_t) snprintf(path, size, "%s/" METRICS_NAME, dir) >= size)
+                return NULL;
+        return unlink(path) == 0 ? path : NULL;
+}
+
 void publish_remove(struct manager *m) {
         char path[1024];
 
         snprintf(path, sizeof(path), "%s/" SNAPSHOT_NAME, m->state.dir);
         (void) unlink(path);
-        if (m->conf.metrics_dir[0]) {
-                snprintf(path, sizeof(path), "%s/" METRICS_NAME, m->conf.metrics_dir);
-                (void) unlink(path);
-        }
+        (void) unlink_metrics(m->conf.metrics_dir, path, sizeof(path));
         free(m->published);
         m->published = NULL;
 }
@@ -216,9 +221,8 @@ void publish_remove(struct manager *m) {
 void publish_remove_stale_metrics(const char *dir) {
         char path[1024];
 
-        if (!dir[0] || (size_t) snprintf(path, sizeof(path), "%s/" METRICS_NAME, dir) >= sizeof(path))
-                return;
-        if (unlink(path) == 0)
+        if (unlink_metrics(dir, path, sizeof(path)))
                 log_info("Removed %s, left by an instance that was killed", path);
-        remove_atomic_temporaries(dir, METRICS_NAME);
+        if (dir[0])
+                remove_atomic_temporaries(dir, METRICS_NAME);
 }
