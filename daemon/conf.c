@@ -52,6 +52,7 @@ static const struct key keys[] = {
         K("Flips", "AdminBackOffSec", T_SEC_INF, admin_backoff_sec, 0, 86400, NULL),
         K("Batch", "Cgroups", T_CGROUPS, batch_cgroups, 0, 0, NULL),
         K("Batch", "ZswapMaxPercent", T_PERCENT, batch_zswap_max, 0, 100, NULL),
+        K("Batch", "ShrinkerAtCap", T_BOOL, batch_shrinker_at_cap, 0, 0, NULL),
         K("Metrics", "TextfileDirectory", T_DIR, metrics_dir, 0, 0, NULL),
 };
 #undef K
@@ -84,6 +85,7 @@ void conf_defaults(struct conf *c) {
                 .max_per_minute = 6,
                 .admin_backoff_sec = CONF_INFINITY,
                 .batch_zswap_max = 70,
+                .batch_shrinker_at_cap = true,
         };
 }
 

@@ -41,6 +41,7 @@ struct conf {
         /* [Batch] */
         struct conf_list batch_cgroups;
         double batch_zswap_max;  /* percent of the pool limit */
+        bool batch_shrinker_at_cap; /* rule (a2): the shrinker on while they store at their caps */
         /* [Metrics] */
         char metrics_dir[CONF_PATH_MAX]; /* "" = off */
 };

@@ -84,6 +84,7 @@ static void assert_conf_equal(const struct conf *a, const struct conf *b) {
         assert_int_equal(a->admin_backoff_sec, b->admin_backoff_sec);
         assert_list_equal(&a->batch_cgroups, &b->batch_cgroups);
         assert_true(a->batch_zswap_max == b->batch_zswap_max);
+        assert_int_equal(a->batch_shrinker_at_cap, b->batch_shrinker_at_cap);
 }
 
 /* Loading a missing file replaces whatever was there with the defaults. */
@@ -99,7 +100,7 @@ static void missing_file_gives_defaults(void **state) {
                                           "[Pool]\nHighPercent=95\nLowPercent=90\nWatchPercent=1\nSampleMs=50\n"
                                           "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
                                           "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
-                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\n"
+                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=no\n"
                                           "[Metrics]\nTextfileDirectory=/var/lib/x\n",
                                           err, sizeof(err)),
                          0);

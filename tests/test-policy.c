@@ -18,7 +18,7 @@ static struct policy_params params(void) {
                 .pool_high = 85, .pool_low = 70, .pool_watch = 50,
                 .sample_usec = S(1), .min_sample_usec = S(0.1), .lead_usec = S(10),
                 .idle_check_usec = S(60), .min_dwell_usec = S(10), .max_per_minute = 6,
-                .backoff_usec = POLICY_BACKOFF_FOREVER,
+                .backoff_usec = POLICY_BACKOFF_FOREVER, .batch_full = true,
         };
 }
 
@@ -763,6 +763,27 @@ static void batch_at_its_cap_turns_the_shrinker_on(void **state) {
         assert_int_equal(d.reason, REASON_BATCH_FULL);
 }
 
+/* ShrinkerAtCap=no: a batch cgroup at its cap is left to its cap; the pool
+ * rules still turn the shrinker on when the pool itself nears its limit. */
+static void batch_at_its_cap_without_shrinker_at_cap(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.batch = true, p.batch_max = 70, p.batch_full = false;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        step_full(&p, &s, 100, 0, true, 60, 50);
+        for (int t = 101; t <= 140; t++) {
+                d = step_full(&p, &s, t, 0, true, 76, 66);
+                assert_int_equal(d.mode, MODE_IDLE);
+                assert_int_equal(d.set, KNOB_UNSET);
+        }
+        assert_int_equal(s.n_flips, 0);
+        d = step_full(&p, &s, 141, 0, true, 86, 66);
+        assert_int_equal(d.set, KNOB_ON);
+        assert_int_equal(d.reason, REASON_POOL_HIGH);
+}
+
 /* While the batch cgroups are at their caps, neither pressure nor calm
  * turns the shrinker off; once they are off them, calm does. */
 static void batch_at_its_cap_holds_protection(void **state) {
@@ -934,6 +955,7 @@ int main(void) {
                 cmocka_unit_test(batch_artefacts_are_no_fill_rate),
                 cmocka_unit_test(batch_at_its_cap_turns_the_shrinker_on),
                 cmocka_unit_test(batch_at_its_cap_holds_protection),
+                cmocka_unit_test(batch_at_its_cap_without_shrinker_at_cap),
                 cmocka_unit_test(batch_cap_follows_the_room),
                 cmocka_unit_test(batch_filling_is_watched),
                 cmocka_unit_test(wobble_at_the_fast_rate_is_no_fill_rate),
