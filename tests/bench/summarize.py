@@ -29,6 +29,14 @@ NAMES = {'N': 'static shrinker N', 'Y': 'static shrinker Y', 'cap0': 'N + batch 
          'zt': 'zswap-tuned, shipped defaults', 'ztcfg': 'zswap-tuned configured ([Pressure] Cgroups=bench-svc, [Batch] Cgroups=bench-batch)'}
 
 
+def cfg_name(c):
+    """zt-NAME / ztcfg-NAME: a variant of the daemon, its drop-in additions in env.txt."""
+    base = c.split('-', 1)[0]
+    if c not in NAMES and base in ('zt', 'ztcfg') and base != c:
+        return f"{NAMES[base]} + the settings of {base.upper()}_{c.split('-', 1)[1].replace('-', '_')} (env.txt)"
+    return NAMES.get(c, c)
+
+
 def kvfile(path):
     d = {}
     try:
@@ -337,7 +345,7 @@ nr = {c: len({r['run'] for r in rows if r['cfg'] == c}) for c in cfgs}
 print('Runs: ' + ', '.join(f'`{c}` x{nr[c]}' for c in cfgs) + '. Run wall times (s): ' +
       ', '.join(f"{d['run']} {d.get('secs', '?')}" for d in runs) + '.')
 print()
-print('Configurations: ' + '; '.join(f'`{c}` = {NAMES.get(c, c)}' for c in cfgs) + '.')
+print('Configurations: ' + '; '.join(f'`{c}` = {cfg_name(c)}' for c in cfgs) + '.')
 print()
 print(f'Cells: mean over runs (ratio of means against static N [95% bootstrap CI, only with >= 2 runs each]; '
       '"n.d." = the interval includes 1.0: no difference). Boot SLO = 2x the median over all runs of the p99 '
@@ -493,19 +501,20 @@ for bk in bks:
             continue
         print(f"| {d} | {a:.3f} {'pass' if a >= slo[cs] else 'FAIL'} | {fmt(b / 1e3)} ({b / ops[co]:.2f}x) "
               f"{'pass' if b >= 0.95 * ops[co] else 'FAIL'} | {c:.3f} {'pass' if c <= pool[cp] else 'FAIL'} |")
-    if 'zt' in cfgs and 'N' in cfgs:
+    # the shipped defaults, and variants of them (zt-NAME), against N: "no harm"
+    for d in [c for c in daemons if c == 'zt' or c.startswith('zt-')] if 'N' in cfgs else []:
         print()
         worse = []
         for ph in phs:
             for k, _, low in METRICS:
                 if low is None:
                     continue
-                a, b = vals('zt', bk, ph, k), vals('N', bk, ph, k)
+                a, b = vals(d, bk, ph, k), vals('N', bk, ph, k)
                 if not a or not b or st.mean(b) == 0:
                     continue
                 ci = boot_ci(a, b)
                 if ci and ((low and ci[0] > 1.0) or (not low and ci[1] < 1.0)):
                     worse.append(f'{ph}/{lab[k]} {st.mean(a) / st.mean(b):.2f} [{ci[0]:.2f}-{ci[1]:.2f}]')
-        print('Shipped defaults (`zt`) worse than static N beyond the confidence interval: ' +
+        print(f'`{d}` worse than static N beyond the confidence interval: ' +
               ('; '.join(worse) if worse else 'nowhere') + '.')
 sys.exit(status)

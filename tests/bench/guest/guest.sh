@@ -30,6 +30,9 @@
 #   zt       zswap-tuned, shipped defaults (empty drop-in)
 #   ztcfg    zswap-tuned configured: ZTCFG_CONF (service cgroup as [Pressure] Cgroups=,
 #            batch cgroup in [Batch] Cgroups=)
+#   zt-NAME, ztcfg-NAME  the same, with the settings in variable ZT_NAME (ZTCFG_NAME;
+#            '-' in NAME read as '_') added to the drop-in: variants of the daemon
+#            compared in one boot, e.g. ZTCFG_nofull=$'[Batch]\nShrinkerAtCap=no'
 # Runs are interleaved: for each run index, every batch kind, every configuration.
 # Raw results go to /out/results/ (run.sh's report step turns them into tables/plots):
 #   calib.txt   swap-in calibration          env.txt      kernel, knobs, daemon, settings
@@ -114,10 +117,12 @@ envinfo() {
 	echo "daemon=$(/usr/sbin/zswap-tuned --version 2>&1 | head -1)"
 	echo "daemon_sha256=$(sha256sum /usr/sbin/zswap-tuned | cut -c1-16)"
 	echo "postgres=$($PGB/postgres --version)"
-	echo "## zswap-tuned --check-config (ztcfg drop-in)"
-	printf '%s\n' "$ZTCFG_CONF" > $DROPIN
-	/usr/sbin/zswap-tuned --check-config 2>&1; rm -f $DROPIN
-	echo "## end check-config"
+	for c in $CONFIGS; do
+		case $c in ztcfg|zt-*|ztcfg-*) ;; *) continue ;; esac
+		echo "## zswap-tuned --check-config ($c drop-in)"
+		dropin $c > $DROPIN && /usr/sbin/zswap-tuned --check-config 2>&1; rm -f $DROPIN
+		echo "## end check-config"
+	done
 	echo "systemd=$(systemctl --version | head -1)"
 	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT"
 	echo "schedule=$SCHEDULE"
@@ -234,13 +239,22 @@ apply_cfg() { # cfg
 	low) echo $SVC_LOW > $SVCCG/memory.low ;;
 	off) echo N > $P/enabled ;;
 	pool20) echo 20 > $P/max_pool_percent ;;
-	zt|ztcfg)
-		if [ $1 = zt ]; then : > $DROPIN; else printf '%s\n' "$ZTCFG_CONF" > $DROPIN; fi
+	zt|ztcfg|zt-*|ztcfg-*)
+		dropin $1 > $DROPIN || return 1
 		rm -f $RECDIR/current.rec
 		systemctl start zswap-tuned || log "warn: zswap-tuned did not start: $(systemctl status zswap-tuned --no-pager 2>&1 | tail -5)"
 		INVOCATION=$(systemctl show -p InvocationID --value zswap-tuned) ;;
 	*) log "unknown config $1"; return 1 ;;
 	esac
+}
+dropin() { # cfg: the daemon's drop-in for zt, ztcfg, zt-NAME, ztcfg-NAME
+	local base=${1%%-*} name= v
+	[ "$base" = "$1" ] || name=${1#*-}
+	[ "$base" = ztcfg ] && printf '%s\n' "$ZTCFG_CONF"
+	[ -n "$name" ] || return 0
+	v=${base^^}_${name//-/_}
+	[ -n "${!v+x}" ] || { log "config $1: $v is not set"; return 1; }
+	printf '%s\n' "${!v}"
 }
 daemon_stop() { # run name
 	local n=$1 ns
@@ -281,7 +295,7 @@ run_one() { # cfg batchkind idx
 	batch off
 	pg_stop
 	kill -TERM $spid; wait $spid
-	case $c in zt|ztcfg) daemon_stop $RUN ;; esac
+	case $c in zt|ztcfg|zt-*|ztcfg-*) daemon_stop $RUN ;; esac
 	echo "run=$RUN cfg=$c batch=$BKIND idx=$i limit_kB=$(limit_kb) daemon_unit_ms=${DUNIT_MS:-} secs=$(( ($(mono_ms) - t0) / 1000 ))" >> $R/runs.txt
 	log "run $RUN done in $(( ($(mono_ms) - t0) / 1000 )) s: batch $(grep -E '^walk.ops_per_s=' $R/$RUN.batch | tail -1) svc $(grep -h 'tps = ' $R/$RUN.pg.*.out | awk '{printf "%.0f ", $3}')"
 }
