@@ -191,7 +191,20 @@ batch() { # off|on|pause ; run name in $RUN
 		else kill -CONT $BPID; fi ;;
 	pause) [ -n "$BPID" ] && kill -STOP $BPID ;;
 	off)
-		if [ -n "$BPID" ]; then kill -CONT $BPID; kill -TERM $BPID; wait $BPID; BPID=; fi ;;
+		# SIGTERM lets the job print its totals, but it acts only when the
+		# page fault in progress returns: in a cgroup that may not write back
+		# (wb0) that took 90-430 s. Only a fatal signal ends reclaim early, and
+		# the per-phase figures come from the job's log, written every 500 ms.
+		if [ -n "$BPID" ]; then
+			local _
+			kill -CONT $BPID; kill -TERM $BPID
+			for _ in $(seq 50); do kill -0 $BPID 2>/dev/null || break; sleep 0.2; done
+			if kill -0 $BPID 2>/dev/null; then
+				log "batch job still running 10 s after SIGTERM (in reclaim): SIGKILL"
+				kill -KILL $BPID
+			fi
+			wait $BPID; BPID=
+		fi ;;
 	esac
 	BSTATE=$1
 }
