@@ -501,6 +501,36 @@ for bk in bks:
             continue
         print(f"| {d} | {a:.3f} {'pass' if a >= slo[cs] else 'FAIL'} | {fmt(b / 1e3)} ({b / ops[co]:.2f}x) "
               f"{'pass' if b >= 0.95 * ops[co] else 'FAIL'} | {c:.3f} {'pass' if c <= pool[cp] else 'FAIL'} |")
+    # A/A check: before the batch job first starts, the settings that act only on the batch
+    # cgroup cannot differ from N; whatever the intervals flag there is the noise floor
+    pre = []
+    for spec in env.get('schedule', '').split():
+        f = spec.split(':')
+        if len(f) < 4 or f[3] != 'off':
+            break
+        pre.append(f[0])
+    placebo = [c for c in ('cap0', 'caphalf', 'capq', 'wb0') if c in cfgs]
+    if pre and placebo and 'N' in cfgs:
+        n = flagged = 0
+        hits = []
+        for ph in pre:
+            for c in placebo:
+                for k, _, low in METRICS:
+                    if low is None:
+                        continue
+                    a, b = vals(c, bk, ph, k), vals('N', bk, ph, k)
+                    ci = boot_ci(a, b) if a and b and st.mean(b) else None
+                    if not ci:
+                        continue
+                    n += 1
+                    if not ci[0] <= 1.0 <= ci[1]:
+                        flagged += 1
+                        hits.append(f'{c} {ph}/{lab[k]} {st.mean(a) / st.mean(b):.2f}')
+        print()
+        print(f"A/A check (phase{'s' if len(pre) > 1 else ''} {', '.join(pre)}, before the batch job starts, where "
+              f"{', '.join(placebo)} cannot differ from N): {flagged} of {n} comparisons outside the 95% interval, "
+              f"where chance alone gives about {0.05 * n:.1f}" + (f" ({'; '.join(hits)})" if hits else '') +
+              '. With few runs the bootstrap interval is too narrow; single flags at this rate are noise.')
     # the shipped defaults, and variants of them (zt-NAME), against N: "no harm"
     for d in [c for c in daemons if c == 'zt' or c.startswith('zt-')] if 'N' in cfgs else []:
         print()
