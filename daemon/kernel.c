@@ -178,7 +178,8 @@ bool cap_path_valid(const char *path) {
         static const char file[] = "/memory.zswap.max";
         size_t n = strlen(path), f = strlen(file);
 
-        if (strncmp(path, CGROUP_ROOT "/", strlen(CGROUP_ROOT "/")) != 0 || n <= f ||
+        /* a cgroup below the mount: the root cgroup has no memory.zswap.max */
+        if (strncmp(path, CGROUP_ROOT "/", strlen(CGROUP_ROOT "/")) != 0 || n <= strlen(CGROUP_ROOT) + f ||
             strcmp(path + n - f, file) != 0)
                 return false;
         /* every component a plain name */
