@@ -49,15 +49,6 @@ KNOB=$ZT_ZP/shrinker_enabled
 FLIP_ID=5b0c2a4e6f8d4c1f9e3a7b2d1c0e9f84
 T_START=$SECONDS
 
-# The clean tree: the same suite, packages, mirror and cache key as
-# tests/systemd/run.sh's case 10, so that both use one cached tree.
-DEB_SUITE=bookworm
-DEB_PKGS=systemd,systemd-sysv,dbus,procps,libsystemd0,libudev1,libinih1
-for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
-	[ -s "$f" ] && { DEB_MIRROR_DEFAULT=$f; break; }
-done
-DEB_MIRROR=${ZT_DEBIAN_MIRROR:-${DEB_MIRROR_DEFAULT:-}}
-DEB_CACHE=/var/cache/zswap-tuned-test
 
 # ---------------------------------------------------------------- prerequisites
 [ "$(id -u)" = 0 ] || skip "needs root (systemd-nspawn, mounts, cgroups, the zswap knob)"
@@ -168,33 +159,11 @@ Y) BASELINE=off WANT=N ;;
 *) BASELINE=on WANT=Y ;;
 esac
 
-debian_tree() {
-	local key dir tmp log=$W/mmdebstrap.log
-	key=$( { printf '%s\n' "$DEB_SUITE" apt "$DEB_PKGS" "$DEB_MIRROR" "$(dpkg --print-architecture 2>/dev/null)"
-		[ -f "$DEB_MIRROR" ] && cat "$DEB_MIRROR"; } |
-		sha256sum | cut -c1-12)
-	dir=$DEB_CACHE/$DEB_SUITE-runtime-$key
-	DEB_TREE=$dir
-	[ -x "$dir/lib/systemd/systemd" ] && return 0
-	command -v mmdebstrap >/dev/null || { diag "mmdebstrap is not installed"; return 1; }
-	mkdir -p "$DEB_CACHE" && rm -rf "$dir" "$dir".tmp.*
-	tmp=$dir.tmp.$$
-	diag "building $dir (mmdebstrap --variant=apt --include=$DEB_PKGS $DEB_SUITE, once)"
-	if ! mmdebstrap --quiet --variant=apt --include="$DEB_PKGS" "$DEB_SUITE" "$tmp" ${DEB_MIRROR:+"$DEB_MIRROR"} \
-		</dev/null >"$log" 2>&1 8>&- 9>&-; then
-		rm -rf "$tmp"
-		diag "mmdebstrap failed:"
-		tail -n 20 "$log" | indent
-		return 1
-	fi
-	mv "$tmp" "$dir"
-}
-
 # apt-get install ./zswap-tuned_*.deb in the tree, before it boots: enabled
 # by the package's postinst, started by the boot.
 install_deb() {
 	local deps
-	debian_tree || return 1
+	debian_tree "$W/mmdebstrap.log" || { diag "$DEB_TREE_ERR"; return 1; }
 	ct_overlay "$DEB_TREE" || { diag "cannot mount the Debian tree"; return 1; }
 	cp "$DEB" "$ROOT/tmp/" || return 1
 	mkdir -p "$ROOT/etc/zswap-tuned.conf.d" &&

@@ -13,6 +13,18 @@
 # clear what a killed earlier run left behind. The caller holds the lock on
 # fd $LOCKFD; the container does not inherit it.
 
+# The clean Debian tree (case 10 of run.sh, and tests/deb.sh): Debian 12 with
+# runtime packages only. mmdebstrap pastes an existing file in as the tree's
+# sources.list: use the host's own apt sources, so the tree comes from
+# wherever this host's packages do.
+DEB_SUITE=bookworm
+DEB_PKGS=systemd,systemd-sysv,dbus,procps,libsystemd0,libudev1,libinih1
+for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
+	[ -s "$f" ] && { DEB_MIRROR_DEFAULT=$f; break; }
+done
+DEB_MIRROR=${ZT_DEBIAN_MIRROR:-${DEB_MIRROR_DEFAULT:-}}
+DEB_CACHE=/var/cache/zswap-tuned-test
+
 ZT_MACHINE=zt-systemd
 ZT_BASE=/var/tmp/$ZT_MACHINE
 ZT_ZP=/sys/module/zswap/parameters
@@ -206,4 +218,32 @@ ct_teardown() {
 	ct_unmount
 	rmdir "$ZT_BASE/ov" 2>/dev/null
 	return 0
+}
+
+# debian_tree LOG: build the Debian tree once (mmdebstrap, log in LOG) and
+# cache it in $DEB_CACHE by suite, packages and mirror; sets DEB_TREE. On
+# failure returns 1 with DEB_TREE_ERR saying why.
+debian_tree() {
+	local log=$1 key dir tmp
+	DEB_TREE_ERR=
+	key=$( { printf '%s\n' "$DEB_SUITE" apt "$DEB_PKGS" "$DEB_MIRROR" "$(dpkg --print-architecture 2>/dev/null)"
+		[ -f "$DEB_MIRROR" ] && cat "$DEB_MIRROR"; } |
+		sha256sum | cut -c1-12)
+	dir=$DEB_CACHE/$DEB_SUITE-runtime-$key
+	DEB_TREE=$dir
+	[ -x "$dir/lib/systemd/systemd" ] && return 0
+	command -v mmdebstrap >/dev/null || { DEB_TREE_ERR="mmdebstrap is not installed"; return 1; }
+	mkdir -p "$DEB_CACHE" && rm -rf "$dir" "$dir".tmp.*
+	tmp=$dir.tmp.$$
+	diag "building $dir (mmdebstrap --variant=apt --include=$DEB_PKGS $DEB_SUITE, once)"
+	# neither the test's lock nor the kernel lock (fd 9) goes to mmdebstrap
+	if ! mmdebstrap --quiet --variant=apt --include="$DEB_PKGS" "$DEB_SUITE" "$tmp" ${DEB_MIRROR:+"$DEB_MIRROR"} \
+		</dev/null >"$log" 2>&1 {LOCKFD}>&- 9>&-; then
+		rm -rf "$tmp"
+		diag "mmdebstrap failed:"
+		tail -n 20 "$log" | indent
+		DEB_TREE_ERR="mmdebstrap failed (no mirror at ${DEB_MIRROR:-the default mirror}?)"
+		return 1
+	fi
+	mv "$tmp" "$dir"
 }

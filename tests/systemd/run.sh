@@ -43,15 +43,6 @@ KNOB=$ZP/shrinker_enabled
 LOCK=/run/zswap-tuned-test.lock
 UNIT=zswap-tuned.service
 FLIP_ID=5b0c2a4e6f8d4c1f9e3a7b2d1c0e9f84
-DEB_SUITE=bookworm
-DEB_PKGS=systemd,systemd-sysv,dbus,procps,libsystemd0,libudev1,libinih1
-# mmdebstrap pastes an existing file in as the tree's sources.list: use the
-# host's own apt sources, so the tree comes from wherever this host's packages do.
-for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
-	[ -s "$f" ] && { DEB_MIRROR_DEFAULT=$f; break; }
-done
-DEB_MIRROR=${ZT_DEBIAN_MIRROR:-${DEB_MIRROR_DEFAULT:-}}
-DEB_CACHE=/var/cache/zswap-tuned-test
 . "$abs_top_srcdir/tests/host.sh"
 
 
@@ -283,30 +274,6 @@ prepare_host_root() {
 	install_into_root host
 }
 
-# Debian 12 with runtime packages only, cached by package list and mirror.
-debian_tree() {
-	local key dir tmp log=$TMP/mmdebstrap.log
-	key=$( { printf '%s\n' "$DEB_SUITE" apt "$DEB_PKGS" "$DEB_MIRROR" "$(dpkg --print-architecture 2>/dev/null)"
-		[ -f "$DEB_MIRROR" ] && cat "$DEB_MIRROR"; } |
-		sha256sum | cut -c1-12)
-	dir=$DEB_CACHE/$DEB_SUITE-runtime-$key
-	DEB_TREE=$dir
-	[ -x "$dir/lib/systemd/systemd" ] && return 0
-	command -v mmdebstrap >/dev/null || { SKIP_REASON="mmdebstrap is not installed"; return 77; }
-	mkdir -p "$DEB_CACHE" && rm -rf "$dir" "$dir".tmp.*
-	tmp=$dir.tmp.$$
-	diag "building $dir (mmdebstrap --variant=apt --include=$DEB_PKGS $DEB_SUITE, once)"
-	if ! mmdebstrap --quiet --variant=apt --include="$DEB_PKGS" "$DEB_SUITE" "$tmp" ${DEB_MIRROR:+"$DEB_MIRROR"} \
-		</dev/null >"$log" 2>&1 {LOCKFD}>&-; then
-		rm -rf "$tmp"
-		diag "mmdebstrap failed:"
-		tail -n 20 "$log" | indent
-		SKIP_REASON="mmdebstrap failed (no mirror at $DEB_MIRROR?)"
-		return 77
-	fi
-	mv "$tmp" "$dir"
-}
-
 # ---------------------------------------------------------------- the cases
 MARK1=
 PID1=
@@ -528,9 +495,7 @@ case_debian() {
 		SKIP_REASON="ZT_SKIP_DEBIAN=1"
 		return 77
 	fi
-	debian_tree
-	rc=$?
-	[ "$rc" = 0 ] || return "$rc"
+	debian_tree "$TMP/mmdebstrap.log" || { SKIP_REASON=$DEB_TREE_ERR; return 77; }
 	ct_unmount
 	ct_overlay "$DEB_TREE" || { diag "cannot mount the Debian tree"; return 1; }
 	install_into_root debian || return 1
