@@ -85,7 +85,7 @@ void conf_defaults(struct conf *c) {
                 .max_per_minute = 6,
                 .admin_backoff_sec = CONF_INFINITY,
                 .batch_zswap_max = 70,
-                .batch_shrinker_at_cap = true,
+                .batch_shrinker_at_cap = false,
         };
 }
 

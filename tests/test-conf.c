@@ -100,7 +100,7 @@ static void missing_file_gives_defaults(void **state) {
                                           "[Pool]\nHighPercent=95\nLowPercent=90\nWatchPercent=1\nSampleMs=50\n"
                                           "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
                                           "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
-                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=no\n"
+                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=yes\n"
                                           "[Metrics]\nTextfileDirectory=/var/lib/x\n",
                                           err, sizeof(err)),
                          0);

@@ -467,18 +467,18 @@ static void batch_cgroup_capped_from_the_start(void **state) {
         assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
 }
 
-/* A batch job fills the pool with no pressure anywhere: its cap keeps the
- * pool below the mark where the shrinker would turn on, and since the cap
- * bounds it, its growth is no reason to predict a full pool either. Once it
- * stores at its cap, the shrinker turns on to write its cold entries back
- * (reason batch-full), and goes back to the baseline after it exits. */
-static void batch_filling_the_pool_is_capped_not_protected(void **state) {
-        struct fake *f = *state;
+/* A batch job fills the pool with no pressure anywhere, up to its cap: the
+ * cap keeps the pool below the mark where the shrinker would turn on, and
+ * since the cap bounds it, its growth is no reason to predict a full pool
+ * either. */
+static void batch_fills_to_its_cap(struct fake *f, const char *extra) {
+        char conf[256];
 
         tu_write(f->root, ZSWAP_PARAMS "/shrinker_enabled", "N\n");
         with_batch_slice(f);
-        assert_int_equal(start(f, "[Pressure]\nHoldSec=5\n[Flips]\nMinDwellSec=0\n"
-                                  "[Batch]\nCgroups=batch.slice\nZswapMaxPercent=60\n"), 0);
+        snprintf(conf, sizeof(conf), "[Pressure]\nHoldSec=5\n[Flips]\nMinDwellSec=0\n"
+                                     "[Batch]\nCgroups=batch.slice\nZswapMaxPercent=60\n%s", extra);
+        assert_int_equal(start(f, conf), 0);
         assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
         batch_use(f, 10);
         at(f, 1, 0, 500, 20);
@@ -494,10 +494,32 @@ static void batch_filling_the_pool_is_capped_not_protected(void **state) {
         assert_float_equal(f->m.pressure, 0, 0);
         assert_int_equal(f->m.policy.n_flips, 0);
         assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
-
         /* at its cap and still storing */
         batch_use(f, 59);
         at(f, 5, 0, 500, 69);
+}
+
+/* By default (ShrinkerAtCap=no) the cap is the whole answer: the job stores
+ * at it with the shrinker left alone. */
+static void batch_filling_the_pool_is_capped_not_protected(void **state) {
+        struct fake *f = *state;
+
+        batch_fills_to_its_cap(f, "");
+        for (int t = 6; t <= 12; t++)
+                at(f, t, 0, 500, 69);
+        assert_string_equal(knob(f), "N");
+        assert_int_equal(f->m.policy.mode, MODE_IDLE);
+        assert_int_equal(f->m.policy.n_flips, 0);
+        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
+}
+
+/* With ShrinkerAtCap=yes, once the job stores at its cap the shrinker turns
+ * on to write its cold entries back (reason batch-full), and goes back to
+ * the baseline after it exits. */
+static void batch_at_its_cap_with_shrinker_at_cap(void **state) {
+        struct fake *f = *state;
+
+        batch_fills_to_its_cap(f, "ShrinkerAtCap=yes\n");
         assert_string_equal(knob(f), "Y");
         assert_int_equal(f->m.policy.mode, MODE_PROTECT);
         assert_logged(f, "REASON=batch-full");
@@ -899,6 +921,7 @@ int main(void) {
                 T(unreadable_pool_decides_nothing),
                 T(batch_cgroup_capped_from_the_start),
                 T(batch_filling_the_pool_is_capped_not_protected),
+                T(batch_at_its_cap_with_shrinker_at_cap),
                 T(batch_cap_survives_sigkill),
                 T(batch_without_v2_is_said_once),
                 T(batch_dry_run_writes_nothing),
