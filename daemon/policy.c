@@ -202,7 +202,10 @@ static double batch_cap(const struct policy_params *p, const struct policy_state
  * the shrinker off and lost to static Y on the service's seconds over its SLO
  * (0.915 against 0.990 of the time met) and on batch throughput (0.91x);
  * with the shrinker on, reclaim writes the cold entries back before the
- * stores need the room. */
+ * stores need the room. Only with [Batch] ShrinkerAtCap=yes: on a quiet host,
+ * in one boot, the daemon without this rule gave the service 0.32x the
+ * seconds over its SLO of the daemon with it, for the same batch throughput
+ * and 0.77x the writeback. */
 static bool batch_full(const struct policy_params *p, const struct policy_state *s,
                        const struct policy_sample *in) {
         /* Once protecting, until they are down to half their caps, wherever
@@ -213,8 +216,8 @@ static bool batch_full(const struct policy_params *p, const struct policy_state 
         bool protecting = s->mode == MODE_PROTECT;
         double at = protecting ? s->batch_cap / 2 : s->batch_cap - BATCH_CAP_STEP;
 
-        return p->batch && p->batch_full && in->n_batch > 0 && s->batch_cap > 0 && (protecting || in->pool >= p->pool_watch) &&
-               batch_of(in) >= at * in->n_batch;
+        return p->batch && p->batch_full && in->n_batch > 0 && s->batch_cap > 0 &&
+               (protecting || in->pool >= p->pool_watch) && batch_of(in) >= at * in->n_batch;
 }
 
 /* Which mode the sample asks for, and whether for the pool's safety.
