@@ -64,7 +64,7 @@ void params_from_conf(const struct conf *c, struct policy_params *p) {
                                                                       : c->admin_backoff_sec * USEC_PER_SEC,
                 .batch = c->batch_cgroups.n > 0,
                 .batch_max = c->batch_zswap_max,
-                .batch_full = c->batch_shrinker_at_cap,
+                .batch_shrinker_at_cap = c->batch_shrinker_at_cap,
         };
 }
 

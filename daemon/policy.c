@@ -216,7 +216,7 @@ static bool batch_full(const struct policy_params *p, const struct policy_state 
         bool protecting = s->mode == MODE_PROTECT;
         double at = protecting ? s->batch_cap / 2 : s->batch_cap - BATCH_CAP_STEP;
 
-        return p->batch && p->batch_full && in->n_batch > 0 && s->batch_cap > 0 &&
+        return p->batch && p->batch_shrinker_at_cap && in->n_batch > 0 && s->batch_cap > 0 &&
                (protecting || in->pool >= p->pool_watch) && batch_of(in) >= at * in->n_batch;
 }
 

@@ -55,7 +55,7 @@ struct policy_params {
         uint64_t backoff_usec;   /* after an outside write of the knob; POLICY_BACKOFF_FOREVER */
         bool batch;              /* there are batch cgroups ([Batch] Cgroups=) */
         double batch_max;        /* [Batch] ZswapMaxPercent */
-        bool batch_full;         /* [Batch] ShrinkerAtCap: rule (a2), REASON_BATCH_FULL */
+        bool batch_shrinker_at_cap; /* [Batch] ShrinkerAtCap: rule (a2), REASON_BATCH_FULL */
 };
 
 struct policy_sample {

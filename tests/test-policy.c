@@ -18,7 +18,7 @@ static struct policy_params params(void) {
                 .pool_high = 85, .pool_low = 70, .pool_watch = 50,
                 .sample_usec = S(1), .min_sample_usec = S(0.1), .lead_usec = S(10),
                 .idle_check_usec = S(60), .min_dwell_usec = S(10), .max_per_minute = 6,
-                .backoff_usec = POLICY_BACKOFF_FOREVER, .batch_full = true,
+                .backoff_usec = POLICY_BACKOFF_FOREVER, .batch_shrinker_at_cap = true,
         };
 }
 
@@ -770,7 +770,7 @@ static void batch_at_its_cap_without_shrinker_at_cap(void **state) {
         struct policy_state s;
         struct policy_decision d;
 
-        p.batch = true, p.batch_max = 70, p.batch_full = false;
+        p.batch = true, p.batch_max = 70, p.batch_shrinker_at_cap = false;
         policy_init(&s, KNOB_OFF, KNOB_OFF);
         step_full(&p, &s, 100, 0, true, 60, 50);
         for (int t = 101; t <= 140; t++) {
