@@ -118,7 +118,7 @@ envinfo() {
 	echo "daemon_sha256=$(sha256sum /usr/sbin/zswap-tuned | cut -c1-16)"
 	echo "postgres=$($PGB/postgres --version)"
 	for c in $CONFIGS; do
-		case $c in ztcfg|zt-*|ztcfg-*) ;; *) continue ;; esac
+		is_daemon $c && [ $c != zt ] || continue
 		echo "## zswap-tuned --check-config ($c drop-in)"
 		dropin $c > $DROPIN && /usr/sbin/zswap-tuned --check-config 2>&1; rm -f $DROPIN
 		echo "## end check-config"
@@ -252,7 +252,7 @@ apply_cfg() { # cfg
 	low) echo $SVC_LOW > $SVCCG/memory.low ;;
 	off) echo N > $P/enabled ;;
 	pool20) echo 20 > $P/max_pool_percent ;;
-	zt|ztcfg|zt-*|ztcfg-*)
+	zt|zt-*|ztcfg|ztcfg-*)
 		dropin $1 > $DROPIN || return 1
 		rm -f $RECDIR/current.rec
 		systemctl start zswap-tuned || log "warn: zswap-tuned did not start: $(systemctl status zswap-tuned --no-pager 2>&1 | tail -5)"
@@ -260,6 +260,7 @@ apply_cfg() { # cfg
 	*) log "unknown config $1"; return 1 ;;
 	esac
 }
+is_daemon() { case $1 in zt|zt-*|ztcfg|ztcfg-*) return 0 ;; esac; return 1; }
 dropin() { # cfg: the daemon's drop-in for zt, ztcfg, zt-NAME, ztcfg-NAME
 	local base=${1%%-*} name= v
 	[ "$base" = "$1" ] || name=${1#*-}
@@ -308,7 +309,7 @@ run_one() { # cfg batchkind idx
 	batch off
 	pg_stop
 	kill -TERM $spid; wait $spid
-	case $c in zt|ztcfg|zt-*|ztcfg-*) daemon_stop $RUN ;; esac
+	is_daemon $c && daemon_stop $RUN
 	echo "run=$RUN cfg=$c batch=$BKIND idx=$i limit_kB=$(limit_kb) daemon_unit_ms=${DUNIT_MS:-} secs=$(( ($(mono_ms) - t0) / 1000 ))" >> $R/runs.txt
 	log "run $RUN done in $(( ($(mono_ms) - t0) / 1000 )) s: batch $(grep -E '^walk.ops_per_s=' $R/$RUN.batch | tail -1) svc $(grep -h 'tps = ' $R/$RUN.pg.*.out | awk '{printf "%.0f ", $3}')"
 }
