@@ -32,7 +32,7 @@
 #            batch cgroup in [Batch] Cgroups=)
 #   zt-NAME, ztcfg-NAME  the same, with the settings in variable ZT_NAME (ZTCFG_NAME;
 #            '-' in NAME read as '_') added to the drop-in: variants of the daemon
-#            compared in one boot, e.g. ZTCFG_nofull=$'[Batch]\nShrinkerAtCap=no'
+#            compared in one boot, e.g. ZTCFG_full=$'[Batch]\nShrinkerAtCap=yes'
 # Runs are interleaved: for each run index, every batch kind, every configuration.
 # Raw results go to /out/results/ (run.sh's report step turns them into tables/plots):
 #   calib.txt   swap-in calibration          env.txt      kernel, knobs, daemon, settings
