@@ -495,12 +495,29 @@ for bk in bks:
     print()
     print('| daemon | boot SLO met (>= best static) | batch kops/s (>= 0.95x best static) | pool>=95% (<= least static) |')
     print('|---|---|---|---|')
+    def verdict(d, best, k, want):
+        """pass on the means; a miss whose bootstrap interval of daemon/best reaches the
+        wanted ratio is inside the noise: "n.d.", neither a pass nor a FAIL"""
+        a, b = vals(d, bk, 'all', k), vals(best, bk, 'all', k)
+        r = st.mean(a) / st.mean(b)
+        if r >= want:
+            return 'pass'
+        state = rng.getstate()  # the sections after this one print as they would without it
+        ci = boot_ci(a, b)
+        rng.setstate(state)
+        if ci and ci[1] >= want:
+            return f'n.d. ({r:.3f}x [{ci[0]:.2f}-{ci[1]:.2f}])'
+        return 'FAIL'
+
     for d in daemons:
         a, b, c = m(d, bk, 'all', 'sloB_met_frac'), m(d, bk, 'all', 'batch_ops_s'), m(d, bk, 'all', 'pool_ge95_frac')
         if None in (a, b, c):
             continue
-        print(f"| {d} | {a:.3f} {'pass' if a >= slo[cs] else 'FAIL'} | {fmt(b / 1e3)} ({b / ops[co]:.2f}x) "
-              f"{'pass' if b >= 0.95 * ops[co] else 'FAIL'} | {c:.3f} {'pass' if c <= pool[cp] else 'FAIL'} |")
+        print(f"| {d} | {a:.3f} {verdict(d, cs, 'sloB_met_frac', 1.0)} | {fmt(b / 1e3)} ({b / ops[co]:.2f}x) "
+              f"{verdict(d, co, 'batch_ops_s', 0.95)} | {c:.3f} {'pass' if c <= pool[cp] else 'FAIL'} |")
+    print()
+    print('A miss on the means whose 95% bootstrap interval (daemon / best static) still reaches the '
+          'target is shown as "n.d.": inside the noise, neither a pass nor a FAIL.')
     # A/A check: before the batch job first starts, the settings that act only on the batch
     # cgroup cannot differ from N; whatever the intervals flag there is the noise floor
     pre = []
