@@ -43,6 +43,7 @@ static const struct key keys[] = {
         K("Pool", "HighPercent", T_PERCENT, pool_high, 1, 100, NULL),
         K("Pool", "LowPercent", T_PERCENT, pool_low, 0, 100, NULL),
         K("Pool", "WatchPercent", T_PERCENT, pool_watch, 0, 100, NULL),
+        K("Pool", "ReleasePercent", T_PERCENT, pool_release, 0, 100, NULL),
         K("Pool", "SampleMs", T_UINT, sample_ms, 10, 60000, NULL),
         K("Pool", "MinSampleMs", T_UINT, min_sample_ms, 10, 60000, NULL),
         K("Pool", "LeadSec", T_UINT, lead_sec, 0, 3600, NULL),
@@ -77,6 +78,7 @@ void conf_defaults(struct conf *c) {
                 .pool_high = 85,
                 .pool_low = 70,
                 .pool_watch = 50,
+                .pool_release = 0,
                 .sample_ms = 1000,
                 .min_sample_ms = 100,
                 .lead_sec = 10,
@@ -340,6 +342,9 @@ static int load(struct conf *out, const char *path, const char *text, char *err,
         if (r == 0) {
                 check_order(&p, "Pressure", "LowPercent", "HighPercent", c.pressure_low, c.pressure_high, true, path);
                 check_order(&p, "Pool", "LowPercent", "HighPercent", c.pool_low, c.pool_high, true, path);
+                if (c.pool_release > 0)
+                        check_order(&p, "Pool", "ReleasePercent", "HighPercent", c.pool_release, c.pool_high, true,
+                                    path);
                 check_order(&p, "Pool", "MinSampleMs", "SampleMs", c.min_sample_ms, c.sample_ms, false, path);
                 check_order(&p, "Pressure", "TriggerStallMs", "TriggerWindowMs", c.trigger_stall_ms,
                             c.trigger_window_ms, false, path);

@@ -34,6 +34,7 @@ struct conf {
         unsigned hold_sec;
         /* [Pool] */
         double pool_high, pool_low, pool_watch;
+        double pool_release;     /* rule (b2): leave protection below this; 0 = off */
         unsigned sample_ms, min_sample_ms, lead_sec, idle_check_sec;
         /* [Flips] */
         unsigned min_dwell_sec, max_per_minute;

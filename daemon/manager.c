@@ -54,6 +54,7 @@ void params_from_conf(const struct conf *c, struct policy_params *p) {
                 .pool_high = c->pool_high,
                 .pool_low = c->pool_low,
                 .pool_watch = c->pool_watch,
+                .pool_release = c->pool_release,
                 .sample_usec = c->sample_ms * USEC_PER_MSEC,
                 .min_sample_usec = c->min_sample_ms * USEC_PER_MSEC,
                 .lead_usec = c->lead_sec * USEC_PER_SEC,

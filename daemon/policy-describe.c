@@ -40,6 +40,10 @@ void policy_describe(const struct policy_params *p, const struct policy_sample *
                 snprintf(buf, size, "batch cgroups storing at their caps (%.0f%% of the pool limit), pool %.0f%%",
                          in->batch, in->pool);
                 break;
+        case REASON_POOL_SETTLED:
+                snprintf(buf, size, "pool at %.1f%% of limit, below %g%% and not rising", in->pool,
+                         p->pool_release);
+                break;
         case REASON_NONE:
         default:
                 buf[0] = '\0';
@@ -59,6 +63,7 @@ const char *policy_mode_to_human(policy_mode m) {
 
 const char *policy_reason_to_string(policy_reason r) {
         static const char *const s[] = { "none", "pool-high", "pool-rising", "pressure", "calm",
-                                          "blind", "zswap-disabled", "retry", "batch-full" };
+                                          "blind", "zswap-disabled", "retry", "batch-full",
+                                          "pool-settled" };
         return s[r];
 }

@@ -262,6 +262,17 @@ static policy_mode wanted_mode(const struct policy_params *p, const struct polic
                 *reason = REASON_PRESSURE;
                 return MODE_THROUGHPUT;
         }
+        /* Settled (rule (b2), off unless ReleasePercent is set): protecting,
+         * and the pool has stayed below ReleasePercent for a whole interval
+         * and is heading nowhere near its limit. The reason to keep the
+         * shrinker on is gone, whatever the pressure: system-wide, that may be
+         * batch work's own stalls, which keep calm from ever coming while the
+         * pool sits between LowPercent and HighPercent. */
+        if (p->pool_release > 0 && s->mode == MODE_PROTECT && in->pool < p->pool_release &&
+            last_pool < p->pool_release && !rising && !full) {
+                *reason = REASON_POOL_SETTLED;
+                return MODE_IDLE;
+        }
         /* Calm: back to the baseline, but out of protection only once the
          * pool is down to LowPercent and not heading up again (else, with
          * Baseline=off, the shrinker goes off at 84% and on again at 85%),

@@ -25,10 +25,11 @@ typedef enum {
         REASON_DISABLED,     /* zswap is disabled: nothing to steer */
         REASON_RETRY,        /* the knob is not what the mode wants (a failed write, a back-off
                               * that ended): set it again; not a flip */
-        REASON_BATCH_FULL,   /* the batch cgroups are storing at their caps (added last: the
-                              * recording format numbers the reasons) */
+        REASON_BATCH_FULL,   /* the batch cgroups are storing at their caps (added after the
+                              * others: the recording format numbers the reasons) */
+        REASON_POOL_SETTLED, /* protecting, and the pool has settled below Pool.ReleasePercent */
 } policy_reason;
-#define POLICY_REASONS (REASON_BATCH_FULL + 1)
+#define POLICY_REASONS (REASON_POOL_SETTLED + 1)
 
 /* What the manager could read of the pool this sample. */
 typedef enum { POOL_OK, POOL_UNREADABLE, POOL_DISABLED } policy_pool_state;
@@ -49,6 +50,7 @@ struct policy_params {
         double pressure_high, pressure_low; /* percent */
         uint64_t hold_usec;
         double pool_high, pool_low, pool_watch; /* percent of the pool limit */
+        double pool_release;    /* [Pool] ReleasePercent: rule (b2); 0 = off */
         uint64_t sample_usec, min_sample_usec, lead_usec, idle_check_usec;
         uint64_t min_dwell_usec;
         unsigned max_per_minute; /* 0 = no cap; at most POLICY_FLIP_HISTORY */

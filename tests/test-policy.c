@@ -290,6 +290,70 @@ static void protect_holds_until_pool_low(void **state) {
         assert_int_equal(d.mode, MODE_THROUGHPUT);
 }
 
+/* Rule (b2): with ReleasePercent set, protection ends once the pool has
+ * stayed below it for an interval, whatever the pressure; without it, the
+ * same samples keep the shrinker on (pressure between LowPercent and
+ * HighPercent is neither rule (b) nor calm). */
+static void settled_pool_releases_protection(void **state) {
+        for (int release = 0; release <= 1; release++) {
+                struct policy_params p = params();
+                struct policy_state s;
+                struct policy_decision d;
+
+                p.min_dwell_usec = 0;
+                p.pool_release = release ? 80 : 0;
+                policy_init(&s, KNOB_OFF, KNOB_OFF);
+                d = step(&p, &s, 100, 5, true, 90);
+                assert_int_equal(d.set, KNOB_ON);
+                d = step(&p, &s, 101, 5, true, 84); /* below HighPercent, above ReleasePercent */
+                assert_int_equal(d.set, KNOB_UNSET);
+                d = step(&p, &s, 102, 5, true, 79); /* below, but only just: wait one interval */
+                assert_int_equal(d.set, KNOB_UNSET);
+                assert_int_equal(d.mode, MODE_PROTECT);
+                d = step(&p, &s, 103, 5, true, 78);
+                if (release) {
+                        assert_int_equal(d.set, KNOB_OFF);
+                        assert_int_equal(d.mode, MODE_IDLE);
+                        assert_int_equal(d.reason, REASON_POOL_SETTLED);
+                        assert_string_equal(policy_reason_to_string(d.reason), "pool-settled");
+                        assert_non_null(strstr(d.text, "below 80%"));
+                } else {
+                        assert_int_equal(d.set, KNOB_UNSET);
+                        assert_int_equal(d.mode, MODE_PROTECT);
+                }
+        }
+}
+
+/* ... but not while the pool is heading for its limit, and a pool that
+ * starts filling again after the release is protected again at once. */
+static void settled_pool_still_rising_is_not_released(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.min_dwell_usec = 0;
+        p.pool_release = 80;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step(&p, &s, 100, 5, true, 90);
+        assert_int_equal(d.set, KNOB_ON);
+        d = step(&p, &s, 101, 5, true, 60); /* the pool's owner let go of most of it */
+        d = step(&p, &s, 102, 5, true, 60);
+        assert_int_equal(d.set, KNOB_OFF);
+        assert_int_equal(d.reason, REASON_POOL_SETTLED);
+        for (int t = 103; t < 108; t++) /* steady: the fill rate settles at 0 */
+                assert_int_equal(step(&p, &s, t, 5, true, 60).set, KNOB_UNSET);
+        /* filling again at 6%/s: predicted full within LeadSec at 72% */
+        d = step(&p, &s, 108, 5, true, 66);
+        assert_int_equal(d.set, KNOB_UNSET);
+        d = step(&p, &s, 109, 5, true, 72);
+        assert_int_equal(d.set, KNOB_ON);
+        assert_int_equal(d.reason, REASON_POOL_RISING);
+        /* still rising below ReleasePercent: held on */
+        d = step(&p, &s, 110, 5, true, 78);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(d.mode, MODE_PROTECT);
+}
+
 static void dwell_holds_back_and_logs_once(void **state) {
         struct policy_params p = params();
         struct policy_state s;
@@ -937,6 +1001,8 @@ int main(void) {
                 cmocka_unit_test(calm_interrupted_restarts_hold),
                 cmocka_unit_test(invalid_pressure_is_ignored),
                 cmocka_unit_test(protect_holds_until_pool_low),
+                cmocka_unit_test(settled_pool_releases_protection),
+                cmocka_unit_test(settled_pool_still_rising_is_not_released),
                 cmocka_unit_test(dwell_holds_back_and_logs_once),
                 cmocka_unit_test(cap_limits_flips_per_minute),
                 cmocka_unit_test(safety_is_never_held),

@@ -237,6 +237,25 @@ static void prediction_acts_before_the_limit(void **state) {
         assert_logged(f, "REASON=pool-rising");
 }
 
+/* Rule (b2): with ReleasePercent set, a pool that has settled below it goes
+ * back to the baseline although pressure (5%: neither high nor calm) stays. */
+static void settled_pool_goes_back_to_baseline(void **state) {
+        struct fake *f = *state;
+
+        assert_int_equal(start(f, "[Pool]\nLeadSec=0\nReleasePercent=80\n[Flips]\nMinDwellSec=0\n"
+                                  "[Daemon]\nBaseline=off\n"), 0);
+        at(f, 1, 5, 500, 90);
+        assert_string_equal(knob(f), "Y");
+        at(f, 2, 5, 500, 84);
+        at(f, 3, 5, 500, 79); /* below, but only just */
+        assert_string_equal(knob(f), "Y");
+        at(f, 4, 5, 500, 78);
+        assert_string_equal(knob(f), "N");
+        assert_logged(f, "pool at 78.0% of limit, below 80% and not rising");
+        assert_logged(f, "REASON=pool-settled");
+        assert_int_equal(count_logged(f, "Shrinker on:"), 1);
+}
+
 static void dry_run_never_writes(void **state) {
         struct fake *f = *state;
         struct saved sv;
@@ -908,6 +927,7 @@ int main(void) {
                 T(full_cycle),
                 T(restore_puts_everything_back),
                 T(prediction_acts_before_the_limit),
+                T(settled_pool_goes_back_to_baseline),
                 T(dry_run_never_writes),
                 T(dwell_holds_back_once),
                 T(outside_change_while_idle_becomes_baseline),

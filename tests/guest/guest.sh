@@ -330,7 +330,7 @@ case_batch() {
 		entry=$(cat "$R/flip.$e")
 		echo "flip $e: $(grep '^MESSAGE=' <<<"$entry")"
 		for f in '^KNOB=shrinker_enabled$' '^KNOB_VALUE=[YN]$' '^PREVIOUS_VALUE=[YN]$' '^MODE=(protect|throughput|idle)$' \
-			'^REASON=(pool-high|pool-rising|batch-full|pressure|calm|blind|zswap-disabled|retry|none)$' \
+			'^REASON=(pool-high|pool-rising|batch-full|pressure|pool-settled|calm|blind|zswap-disabled|retry|none)$' \
 			'^PRESSURE_PERCENT=[0-9]+\.[0-9]$' '^POOL_PERCENT=[0-9]+$' '^DRY_RUN=0$'; do
 			grep -qE -- "$f" <<<"$entry" || { echo "flip $e lacks /$f/:"; echo "$entry" | indent; bad=1; }
 		done
