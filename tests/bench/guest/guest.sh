@@ -319,9 +319,16 @@ setup
 envinfo
 log "env: $(grep -E '^(kernel|MemTotal|zswap.compressor|zswap.zpool|daemon|commit)' $R/env.txt | tr '\n' ' ')"
 calibrate
+# Run i takes the configurations rotated left by i-1, so that none always runs in the same
+# place (first after the calibration, or right after a given other configuration): with
+# as many runs as configurations each one runs once in every position.
+rotated() { # k words...: the words rotated left by k
+	local k=$(( $1 % ($# - 1) )); shift
+	echo "${@:k+1}" "${@:1:k}"
+}
 for i in $(seq 1 $RUNS); do
 	for b in $BATCHES; do
-		for c in $CONFIGS; do run_one $c $b $i; done
+		for c in $(rotated $((i - 1)) $CONFIGS); do run_one $c $b $i; done
 	done
 done
 reset_knobs
