@@ -78,7 +78,7 @@ void conf_defaults(struct conf *c) {
                 .pool_high = 85,
                 .pool_low = 70,
                 .pool_watch = 50,
-                .pool_release = 0,
+                .pool_release = 85 - RELEASE_BELOW_HIGH,
                 .sample_ms = 1000,
                 .min_sample_ms = 100,
                 .lead_sec = 10,
@@ -324,9 +324,13 @@ static void check_order(struct parser *p, const char *section, const char *lo_na
 
         if (strict ? lo < hi : lo <= hi)
                 return;
-        fail(p, o.file ? o.file : default_file, o.line, "[%s] %s=%s must be %s %s=%s", section, lo_name,
+        /* Name a key the admin did not set: "HighPercent=75" alone is fine,
+         * it clashes with a default they may not know about. */
+        const char *dflt = !p->origin[il].seq ? lo_name : !p->origin[ih].seq ? hi_name : NULL;
+        fail(p, o.file ? o.file : default_file, o.line, "[%s] %s=%s must be %s %s=%s%s%s%s", section, lo_name,
              format_number(a, sizeof(a), lo), strict ? "below" : "at most", hi_name,
-             format_number(b, sizeof(b), hi));
+             format_number(b, sizeof(b), hi), dflt ? " (" : "", dflt ? dflt : "",
+             dflt ? " is at its built-in default; set it too)" : "");
 }
 
 /* The main file (or text in its place) and, for a file, its drop-ins. */
@@ -339,6 +343,10 @@ static int load(struct conf *out, const char *path, const char *text, char *err,
         r = parse_one(&p, path, text, false);
         if (r == 0 && !text)
                 r = parse_dropins(&p, path);
+        /* ReleasePercent follows HighPercent unless it is set: a HighPercent
+         * that was valid before ReleasePercent had a default stays valid. */
+        if (r == 0 && !p.origin[key_index("Pool", "ReleasePercent")].seq)
+                c.pool_release = c.pool_high > RELEASE_BELOW_HIGH ? c.pool_high - RELEASE_BELOW_HIGH : 0;
         if (r == 0) {
                 check_order(&p, "Pressure", "LowPercent", "HighPercent", c.pressure_low, c.pressure_high, true, path);
                 check_order(&p, "Pool", "LowPercent", "HighPercent", c.pool_low, c.pool_high, true, path);

@@ -19,6 +19,9 @@ struct conf_list {
         unsigned n;
 };
 
+/* [Pool] ReleasePercent= when not set: this many points below HighPercent. */
+#define RELEASE_BELOW_HIGH 5
+
 struct conf {
         /* [Daemon] */
         int knob;               /* enum knob_choice */
@@ -34,7 +37,8 @@ struct conf {
         unsigned hold_sec;
         /* [Pool] */
         double pool_high, pool_low, pool_watch;
-        double pool_release;     /* rule (b2): leave protection below this; 0 = off */
+        double pool_release;     /* rule (b2): leave protection below this; 0 = off;
+                                  * unset: HighPercent - RELEASE_BELOW_HIGH */
         unsigned sample_ms, min_sample_ms, lead_sec, idle_check_sec;
         /* [Flips] */
         unsigned min_dwell_sec, max_per_minute;

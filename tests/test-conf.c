@@ -226,6 +226,45 @@ static void dropin_error_names_the_dropin(void **state) {
         conf_free(&c);
 }
 
+/* ReleasePercent follows HighPercent unless it is set, so a HighPercent that
+ * was valid before it had a default still is; a clash with a key's built-in
+ * default says which key that is. */
+static void release_follows_high_unless_set(void **state) {
+        const char *d = *state;
+        struct conf c;
+        char err[1024], want[512];
+
+        conf_defaults(&c);
+        assert_float_equal(c.pool_release, 80, 0);
+        assert_int_equal(conf_load_string(&c, "t.conf", "[Pool]\nHighPercent=75\n", err, sizeof(err)), 0);
+        assert_float_equal(c.pool_release, 70, 0);
+        assert_int_equal(conf_load_string(&c, "t.conf", "[Pool]\nHighPercent=4\nLowPercent=1\nWatchPercent=1\n", err,
+                                          sizeof(err)),
+                         0);
+        assert_float_equal(c.pool_release, 0, 0); /* nothing left below: off */
+        assert_int_equal(conf_load_string(&c, "t.conf", "[Pool]\nReleasePercent=60\nHighPercent=95\n", err, sizeof(err)),
+                         0);
+        assert_float_equal(c.pool_release, 60, 0);
+        assert_int_equal(conf_load_string(&c, "t.conf", "[Pool]\nReleasePercent=0\n", err, sizeof(err)), 0);
+        assert_float_equal(c.pool_release, 0, 0);
+
+        tu_write(d, "/zswap-tuned.conf", "[Pool]\nHighPercent=65\n");
+        assert_int_not_equal(load(d, &c, err, sizeof(err)), 0);
+        snprintf(want, sizeof(want),
+                 "%s/zswap-tuned.conf:2: [Pool] LowPercent=70 must be below HighPercent=65 (LowPercent is at its "
+                 "built-in default; set it too)",
+                 d);
+        assert_string_equal(err, want);
+        tu_write(d, "/zswap-tuned.conf", "[Pool]\nReleasePercent=90\n");
+        assert_int_not_equal(load(d, &c, err, sizeof(err)), 0);
+        snprintf(want, sizeof(want),
+                 "%s/zswap-tuned.conf:2: [Pool] ReleasePercent=90 must be below HighPercent=85 (HighPercent is at its "
+                 "built-in default; set it too)",
+                 d);
+        assert_string_equal(err, want);
+        conf_free(&c);
+}
+
 static void failed_load_keeps_the_old_config(void **state) {
         const char *d = *state;
         struct conf c;
@@ -708,6 +747,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(only_regular_files_are_read, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(many_dropins_are_all_read, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(unreadable_dropin_dir_is_an_error, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(release_follows_high_unless_set, tu_setup_tmpdir, tu_teardown_tmpdir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -187,14 +187,16 @@ static void full_cycle(void **state) {
         assert_logged(f, "Shrinker on: pool at 86% of limit (high 85%)");
         assert_logged(f, "REASON=pool-high");
 
-        /* the hog ends: pool drains, pressure gone; back to baseline after HoldSec */
+        /* the hog ends, the pool drains: protection ends at the second sample
+         * below ReleasePercent (80%, HighPercent - 5), before HoldSec of calm */
         at(f, 4, 0, 0, 30);
         assert_string_equal(knob(f), "Y");
-        at(f, 8.9, 0, 0, 5);
         assert_int_equal(f->m.policy.mode, MODE_PROTECT);
-        at(f, 9, 0, 0, 5);
+        at(f, 4.5, 0, 0, 5);
         assert_int_equal(f->m.policy.mode, MODE_IDLE);
         assert_logged(f, "Mode: Idle (shrinker already on)");
+        assert_int_equal(count_logged(f, "Shrinker off"), 1); /* the knob stays at its baseline, Y */
+        at(f, 9, 0, 0, 5);
 
         /* pressure again, then calm: the flip back to the baseline is logged as such */
         at(f, 10, 50, 100, 5);
