@@ -62,6 +62,12 @@ static const struct key keys[] = {
 
 static const char *const section_names[] = { "Daemon", "Pressure", "Pool", "Flips", "Batch", "Metrics", NULL };
 
+/* [Pool] ReleasePercent= when not set: follows HighPercent, off when
+ * nothing is left below it. */
+static double release_default(double pool_high) {
+        return pool_high > RELEASE_BELOW_HIGH ? pool_high - RELEASE_BELOW_HIGH : 0;
+}
+
 void conf_defaults(struct conf *c) {
         *c = (struct conf) {
                 .knob = KNOB_CHOICE_AUTO,
@@ -78,7 +84,6 @@ void conf_defaults(struct conf *c) {
                 .pool_high = 85,
                 .pool_low = 70,
                 .pool_watch = 50,
-                .pool_release = 85 - RELEASE_BELOW_HIGH,
                 .sample_ms = 1000,
                 .min_sample_ms = 100,
                 .lead_sec = 10,
@@ -89,6 +94,7 @@ void conf_defaults(struct conf *c) {
                 .batch_zswap_max = 70,
                 .batch_shrinker_at_cap = false,
         };
+        c->pool_release = release_default(c->pool_high);
 }
 
 static void free_list(struct conf_list *l) {
@@ -346,7 +352,7 @@ static int load(struct conf *out, const char *path, const char *text, char *err,
         /* ReleasePercent follows HighPercent unless it is set: a HighPercent
          * that was valid before ReleasePercent had a default stays valid. */
         if (r == 0 && !p.origin[key_index("Pool", "ReleasePercent")].seq)
-                c.pool_release = c.pool_high > RELEASE_BELOW_HIGH ? c.pool_high - RELEASE_BELOW_HIGH : 0;
+                c.pool_release = release_default(c.pool_high);
         if (r == 0) {
                 check_order(&p, "Pressure", "LowPercent", "HighPercent", c.pressure_low, c.pressure_high, true, path);
                 check_order(&p, "Pool", "LowPercent", "HighPercent", c.pool_low, c.pool_high, true, path);
