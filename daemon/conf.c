@@ -91,7 +91,7 @@ void conf_defaults(struct conf *c) {
                 .min_dwell_sec = 10,
                 .max_per_minute = 6,
                 .admin_backoff_sec = CONF_INFINITY,
-                .batch_zswap_max = 70,
+                .batch_zswap_max = 50,
                 .batch_shrinker_at_cap = false,
         };
         c->pool_release = release_default(c->pool_high);
