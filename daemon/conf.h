@@ -36,6 +36,7 @@ struct conf {
         double pressure_high, pressure_low;
         unsigned hold_sec;
         /* [Pool] */
+        bool pool_shrinker;      /* ShrinkerNearLimit: the pool rules turn the shrinker on */
         double pool_high, pool_low, pool_watch;
         double pool_release;     /* rule (b2): leave protection below this; 0 = off;
                                   * unset: HighPercent - RELEASE_BELOW_HIGH */

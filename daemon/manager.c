@@ -51,6 +51,7 @@ void params_from_conf(const struct conf *c, struct policy_params *p) {
                 .pressure_high = c->pressure_high,
                 .pressure_low = c->pressure_low,
                 .hold_usec = c->hold_sec * USEC_PER_SEC,
+                .pool_shrinker = c->pool_shrinker,
                 .pool_high = c->pool_high,
                 .pool_low = c->pool_low,
                 .pool_watch = c->pool_watch,

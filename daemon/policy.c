@@ -231,6 +231,13 @@ static policy_mode wanted_mode(const struct policy_params *p, const struct polic
         double lead = (double) p->lead_usec * (s->mode == MODE_PROTECT ? 2 : 1);
         bool rising = p->lead_usec > 0 && ttl >= 0 && ttl * USEC_PER_SEC <= 2.0 * (double) p->lead_usec;
         bool full = batch_full(p, s, in);
+        /* Near the limit, stores are no longer to be favoured. Whether the
+         * shrinker goes on is [Pool] ShrinkerNearLimit=, off by default: on
+         * the phased benchmark's quiet host it helped nowhere, and cost 3.3x
+         * static N's writeback and the service's near-idle p99 (1.33x;
+         * docs/benchmarks.md). Off, the knob goes back to the baseline, the
+         * admin's value; protection that is already on (batch-full) stays. */
+        policy_mode near_limit = p->pool_shrinker || s->mode == MODE_PROTECT ? MODE_PROTECT : MODE_IDLE;
 
         *safety = false;
         *reason = REASON_NONE;
@@ -238,14 +245,14 @@ static policy_mode wanted_mode(const struct policy_params *p, const struct polic
         if (in->pool >= p->pool_high) {
                 *reason = REASON_POOL_HIGH;
                 *safety = true;
-                return MODE_PROTECT;
+                return near_limit;
         }
         /* Below WatchPercent a short burst (a service filling its working
          * set) predicts a full pool that never comes: ignore the rate there. */
         if (p->lead_usec > 0 && in->pool >= p->pool_watch && ttl >= 0 && ttl * USEC_PER_SEC <= lead) {
                 *reason = REASON_POOL_RISING;
                 *safety = true;
-                return MODE_PROTECT;
+                return near_limit;
         }
         if (full && in->stores) {
                 *reason = REASON_BATCH_FULL;

@@ -49,6 +49,8 @@ typedef enum { HELD_NONE, HELD_DWELL, HELD_CAP } policy_held;
 struct policy_params {
         double pressure_high, pressure_low; /* percent */
         uint64_t hold_usec;
+        bool pool_shrinker;     /* [Pool] ShrinkerNearLimit: near its limit, protect the pool
+                                 * (shrinker on); else only stop favouring stores */
         double pool_high, pool_low, pool_watch; /* percent of the pool limit */
         double pool_release;    /* [Pool] ReleasePercent: rule (b2); 0 = off */
         uint64_t sample_usec, min_sample_usec, lead_usec, idle_check_usec;

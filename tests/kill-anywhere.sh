@@ -160,6 +160,7 @@ if [ $MODE = fake ]; then
 	COMMON="[Pressure]
 HoldSec=0
 [Pool]
+ShrinkerNearLimit=yes
 SampleMs=20
 MinSampleMs=10
 IdleCheckSec=1
@@ -212,6 +213,7 @@ else
 HoldSec=1
 TriggerWindowMs=2000
 [Pool]
+ShrinkerNearLimit=yes
 SampleMs=100
 MinSampleMs=50
 [Flips]

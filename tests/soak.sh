@@ -171,6 +171,7 @@ ${PSICG:+Cgroups=$PSICG}
 TriggerWindowMs=2000
 HoldSec=$((5 + $1 % 2))
 [Pool]
+ShrinkerNearLimit=yes
 SampleMs=250
 MinSampleMs=50
 [Flips]

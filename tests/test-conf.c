@@ -85,6 +85,7 @@ static void assert_conf_equal(const struct conf *a, const struct conf *b) {
         assert_list_equal(&a->batch_cgroups, &b->batch_cgroups);
         assert_true(a->batch_zswap_max == b->batch_zswap_max);
         assert_int_equal(a->batch_shrinker_at_cap, b->batch_shrinker_at_cap);
+        assert_int_equal(a->pool_shrinker, b->pool_shrinker);
 }
 
 /* Loading a missing file replaces whatever was there with the defaults. */
@@ -97,7 +98,7 @@ static void missing_file_gives_defaults(void **state) {
                                           "[Daemon]\nKnob=none\nBaseline=off\nDryRun=yes\nLogLevel=debug\n"
                                           "[Pressure]\nSystem=no\nCgroups=a b\nType=full\nTriggerStallMs=200\n"
                                           "TriggerWindowMs=2000\nHighPercent=20\nLowPercent=5\nHoldSec=1\n"
-                                          "[Pool]\nHighPercent=95\nLowPercent=90\nWatchPercent=1\nReleasePercent=92\nSampleMs=50\n"
+                                          "[Pool]\nShrinkerNearLimit=yes\nHighPercent=95\nLowPercent=90\nWatchPercent=1\nReleasePercent=92\nSampleMs=50\n"
                                           "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
                                           "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
                                           "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=yes\n"

@@ -19,6 +19,7 @@ static struct policy_params params(void) {
                 .sample_usec = S(1), .min_sample_usec = S(0.1), .lead_usec = S(10),
                 .idle_check_usec = S(60), .min_dwell_usec = S(10), .max_per_minute = 6,
                 .backoff_usec = POLICY_BACKOFF_FOREVER, .batch_shrinker_at_cap = true,
+                .pool_shrinker = true, /* [Pool] ShrinkerNearLimit=yes: most tests are about protection */
         };
 }
 
@@ -122,6 +123,66 @@ static void pool_high_turns_on_at_once_and_wins(void **state) {
         assert_int_equal(d.reason, REASON_POOL_HIGH);
         assert_int_equal(d.held, HELD_NONE);
         assert_non_null(strstr(d.text, "pool at 86% of limit"));
+}
+
+/* [Pool] ShrinkerNearLimit=no (the default): near the limit, stores are no
+ * longer favoured and the knob goes back to the baseline, as a safety flip
+ * (not held by MinDwellSec), and never above it. */
+static void near_limit_only_ends_throughput_by_default(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.pool_shrinker = false;
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        d = step(&p, &s, 100, 25, true, 20);
+        assert_int_equal(d.set, KNOB_OFF);
+        d = step(&p, &s, 101, 50, true, 86); /* inside MinDwellSec */
+        assert_int_equal(d.set, KNOB_ON);
+        assert_int_equal(d.mode, MODE_IDLE);
+        assert_int_equal(d.reason, REASON_POOL_HIGH);
+        assert_int_equal(d.held, HELD_NONE);
+        /* still near the limit: nothing more to do */
+        d = step(&p, &s, 102, 50, true, 90);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_false(d.mode_changed);
+        /* room again under pressure, once MinDwellSec is over: favour stores */
+        d = step(&p, &s, 112, 50, true, 60);
+        d = step(&p, &s, 113, 50, true, 60);
+        assert_int_equal(d.mode, MODE_THROUGHPUT);
+        assert_int_equal(s.knob, KNOB_OFF);
+
+        /* the baseline off: a pool rising to its limit and past writes nothing */
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        for (int t = 0; t < 8; t++) {
+                d = step(&p, &s, 200 + t, 0, true, 40 + 9 * t);
+                assert_int_equal(d.set, KNOB_UNSET);
+                assert_int_equal(d.mode, MODE_IDLE);
+        }
+        assert_int_equal(s.n_flips, 0);
+}
+
+/* Protection that is on for the batch cgroups at their caps (rule (a2))
+ * stays on when the pool then nears its limit, without ShrinkerNearLimit. */
+static void near_limit_keeps_batch_full_protection(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.pool_shrinker = false;
+        p.batch = true;
+        p.batch_max = 50;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        d = step_batch(&p, &s, 100, 40, 30, 1);
+        assert_true(d.batch_cap > 0);
+        for (int t = 1; t < 4 && d.mode != MODE_PROTECT; t++)
+                d = step_batch(&p, &s, 100 + t, 60, d.batch_cap, 1);
+        assert_int_equal(d.mode, MODE_PROTECT);
+        assert_int_equal(d.reason, REASON_BATCH_FULL);
+        assert_int_equal(s.knob, KNOB_ON);
+        d = step_batch(&p, &s, 105, 90, s.batch_cap, 1);
+        assert_int_equal(d.mode, MODE_PROTECT);
+        assert_int_equal(s.knob, KNOB_ON);
 }
 
 static void pool_exactly_at_high_counts(void **state) {
@@ -991,6 +1052,8 @@ int main(void) {
                 cmocka_unit_test(pressure_needs_stores_and_room),
                 cmocka_unit_test(already_at_target_changes_mode_without_flip),
                 cmocka_unit_test(pool_high_turns_on_at_once_and_wins),
+                cmocka_unit_test(near_limit_only_ends_throughput_by_default),
+                cmocka_unit_test(near_limit_keeps_batch_full_protection),
                 cmocka_unit_test(pool_exactly_at_high_counts),
                 cmocka_unit_test(prediction_turns_on_early),
                 cmocka_unit_test(prediction_ignores_bursts_below_watch),

@@ -157,7 +157,11 @@ static const char *knob(struct fake *f) {
         return tu_read(f->root, ZSWAP_PARAMS "/shrinker_enabled", buf, sizeof(buf));
 }
 
-#define QUICK "[Pressure]\nHoldSec=5\n[Pool]\nLeadSec=0\n[Flips]\nMinDwellSec=0\n"
+/* Quick timings. Most scenarios need the daemon to turn the shrinker on,
+ * and a pool near its limit is the simple way: with ShrinkerNearLimit=yes.
+ * The default (no) has its own scenario, near_limit_goes_back_to_baseline. */
+#define QUICK_DEFAULTS "[Pressure]\nHoldSec=5\n[Flips]\nMinDwellSec=0\n"
+#define QUICK QUICK_DEFAULTS "[Pool]\nLeadSec=0\nShrinkerNearLimit=yes\n"
 
 /* The whole story: off under pressure, on near the limit, back to baseline. */
 static void full_cycle(void **state) {
@@ -223,10 +227,47 @@ static void restore_puts_everything_back(void **state) {
         assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
 }
 
+/* The shipped defaults near the limit: stores are no longer favoured, and
+ * the knob goes back to the admin's value; never further. */
+static void near_limit_goes_back_to_baseline(void **state) {
+        struct fake *f = *state;
+
+        assert_int_equal(start(f, QUICK_DEFAULTS), 0); /* baseline Y, as the knob was */
+        at(f, 1, 30, 500, 12);
+        assert_string_equal(knob(f), "N");
+        at(f, 2, 30, 500, 60); /* and heading for its limit within LeadSec */
+        assert_string_equal(knob(f), "Y");
+        assert_logged(f, "Shrinker back to baseline (on): pool at 60% of limit and rising 25.0%/s");
+        assert_logged(f, "MODE=idle REASON=pool-rising");
+        at(f, 3, 30, 500, 86);
+        assert_int_equal(count_logged(f, "Shrinker"), 2);
+        assert_int_equal(f->m.policy.mode, MODE_IDLE);
+        assert_string_equal(f->m.report.status, "Idle, shrinker_enabled=Y, pressure 30.0%, pool 86% of limit");
+        /* room again, pressure still high: favour stores again */
+        at(f, 4, 30, 500, 60);
+        at(f, 5, 30, 500, 60);
+        assert_string_equal(knob(f), "N");
+        manager_restore(&f->m);
+        assert_string_equal(knob(f), "Y");
+}
+
+/* With the baseline off, a pool at and rising past its limit changes nothing. */
+static void near_limit_never_turns_the_shrinker_on(void **state) {
+        struct fake *f = *state;
+
+        assert_int_equal(start(f, QUICK_DEFAULTS "[Daemon]\nBaseline=off\n"), 0);
+        assert_string_equal(knob(f), "N");
+        for (int t = 1; t <= 6; t++)
+                at(f, t, 30, 500, 40 + 12 * t);
+        assert_string_equal(knob(f), "N");
+        assert_false(logged(f, "Shrinker on"));
+        assert_int_equal(f->m.policy.mode, MODE_IDLE);
+}
+
 static void prediction_acts_before_the_limit(void **state) {
         struct fake *f = *state;
 
-        assert_int_equal(start(f, "[Pool]\nLeadSec=10\n[Daemon]\nBaseline=off\n"), 0);
+        assert_int_equal(start(f, "[Pool]\nLeadSec=10\nShrinkerNearLimit=yes\n[Daemon]\nBaseline=off\n"), 0);
         assert_string_equal(knob(f), "N"); /* Baseline=off applied at start */
         assert_logged(f, "Shrinker back to baseline (off): Baseline=off");
         at(f, 1, 30, 500, 10);
@@ -244,7 +285,7 @@ static void prediction_acts_before_the_limit(void **state) {
 static void settled_pool_goes_back_to_baseline(void **state) {
         struct fake *f = *state;
 
-        assert_int_equal(start(f, "[Pool]\nLeadSec=0\nReleasePercent=80\n[Flips]\nMinDwellSec=0\n"
+        assert_int_equal(start(f, "[Pool]\nLeadSec=0\nReleasePercent=80\nShrinkerNearLimit=yes\n[Flips]\nMinDwellSec=0\n"
                                   "[Daemon]\nBaseline=off\n"), 0);
         at(f, 1, 5, 500, 90);
         assert_string_equal(knob(f), "Y");
@@ -929,7 +970,9 @@ int main(void) {
 #define T(x) cmocka_unit_test_setup_teardown(x, setup, teardown)
                 T(full_cycle),
                 T(restore_puts_everything_back),
-                T(prediction_acts_before_the_limit),
+        T(near_limit_goes_back_to_baseline),
+        T(near_limit_never_turns_the_shrinker_on),
+        T(prediction_acts_before_the_limit),
                 T(settled_pool_goes_back_to_baseline),
                 T(dry_run_never_writes),
                 T(dwell_holds_back_once),

@@ -237,6 +237,7 @@ HoldSec=3
 TriggerWindowMs=2000
 
 [Pool]
+ShrinkerNearLimit=yes
 HighPercent=85
 LowPercent=70
 SampleMs=250
