@@ -17,8 +17,7 @@ void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list
                 *c = (struct batch_cg) { 0 };
                 snprintf(c->spec, sizeof(c->spec), "%s", cgroups->item[i]);
                 if (kernel_cgroup_path(k, c->spec, "memory.zswap.max", c->path, sizeof(c->path)) < 0 ||
-                    kernel_cgroup_path(k, c->spec, "memory.zswap.current", c->cur_path, sizeof(c->cur_path)) < 0 ||
-                    kernel_cgroup_path(k, c->spec, "memory.swap.current", c->swap_path, sizeof(c->swap_path)) < 0) {
+                    kernel_cgroup_path(k, c->spec, "memory.zswap.current", c->cur_path, sizeof(c->cur_path)) < 0) {
                         log_warning("Batch: cgroup path too long: %s; not capping it", c->spec);
                         continue;
                 }
@@ -49,14 +48,12 @@ static void forget(struct batch_cg *c, struct state *st) {
 }
 
 void batch_sample(struct batch *b, const struct kernel *k, struct state *st, uint64_t limit_bytes, unsigned *n,
-                  double *pct, double *swap_pct) {
-        uint64_t used = 0, swapped = 0;
-        bool swap_known = true;
+                  double *pct) {
+        uint64_t used = 0;
         char buf[32];
 
         *n = 0;
         *pct = 0;
-        *swap_pct = -1;
         if (limit_bytes == 0)
                 return;
         for (unsigned i = 0; i < b->n; i++) {
@@ -80,15 +77,8 @@ void batch_sample(struct batch *b, const struct kernel *k, struct state *st, uin
                 c->use = cur;
                 used += cur;
                 (*n)++;
-                r = kernel_read(k, c->swap_path, buf, sizeof(buf));
-                if (r <= 0 || parse_u64(strstrip(buf), &cur) < 0)
-                        swap_known = false;
-                else
-                        swapped += cur;
         }
         *pct = 100.0 * (double) used / (double) limit_bytes;
-        if (*n > 0 && swap_known)
-                *swap_pct = 100.0 * (double) swapped / (double) limit_bytes;
 }
 
 static int uncap(struct batch_cg *c, const struct kernel *k, struct state *st) {

@@ -17,7 +17,6 @@ struct batch_cg {
         char spec[256];         /* as configured */
         char path[512];         /* memory.zswap.max below the root prefix */
         char cur_path[512];     /* memory.zswap.current */
-        char swap_path[512];    /* memory.swap.current */
         bool capped;            /* a cap is in force (or would be, dry run) */
         bool written;           /* ... and was written for real: restore it */
         uint64_t cap;           /* bytes, as written */
@@ -33,11 +32,9 @@ struct batch {
 
 void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list *cgroups, double max_pct);
 /* How many batch cgroups can be capped (they are there, their last cap write
- * did not fail), what they use of the pool and what they have in swap
- * (memory.swap.current), both in percent of limit_bytes; *swap_pct < 0 when
- * that cannot be read for one of them (no swap accounting). */
+ * did not fail) and what they use, in percent of limit_bytes. */
 void batch_sample(struct batch *b, const struct kernel *k, struct state *st, uint64_t limit_bytes, unsigned *n,
-                  double *pct, double *swap_pct);
+                  double *pct);
 /* Carry out the decision's caps. */
 void batch_apply(struct batch *b, const struct kernel *k, struct state *st, bool dry_run,
                  const struct policy_decision *d);

@@ -55,7 +55,6 @@ static const struct key keys[] = {
         K("Batch", "Cgroups", T_CGROUPS, batch_cgroups, 0, 0, NULL),
         K("Batch", "ZswapMaxPercent", T_PERCENT, batch_zswap_max, 0, 100, NULL),
         K("Batch", "ShrinkerAtCap", T_BOOL, batch_shrinker_at_cap, 0, 0, NULL),
-        K("Batch", "HoldFirstFill", T_BOOL, batch_hold_first_fill, 0, 0, NULL),
         K("Metrics", "TextfileDirectory", T_DIR, metrics_dir, 0, 0, NULL),
 };
 #undef K
@@ -96,7 +95,6 @@ void conf_defaults(struct conf *c) {
                 .admin_backoff_sec = CONF_INFINITY,
                 .batch_zswap_max = 50,
                 .batch_shrinker_at_cap = false,
-                .batch_hold_first_fill = false,
         };
         c->pool_release = release_default(c->pool_high);
 }

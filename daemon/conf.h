@@ -48,7 +48,6 @@ struct conf {
         struct conf_list batch_cgroups;
         double batch_zswap_max;  /* percent of the pool limit */
         bool batch_shrinker_at_cap; /* rule (a2): the shrinker on while they store at their caps */
-        bool batch_hold_first_fill; /* caps at 0 under pressure until their swap has stopped growing */
         /* [Metrics] */
         char metrics_dir[CONF_PATH_MAX]; /* "" = off */
 };

@@ -67,7 +67,6 @@ void params_from_conf(const struct conf *c, struct policy_params *p) {
                 .batch = c->batch_cgroups.n > 0,
                 .batch_max = c->batch_zswap_max,
                 .batch_shrinker_at_cap = c->batch_shrinker_at_cap,
-                .batch_hold_first_fill = c->batch_hold_first_fill,
         };
 }
 
@@ -110,7 +109,7 @@ static policy_pool_state read_pool(struct manager *m, struct pool_sample *pool) 
 }
 
 void manager_tick(struct manager *m, uint64_t now) {
-        struct policy_sample in = { .now = now, .batch_swap = -1 };
+        struct policy_sample in = { .now = now };
         struct policy_decision d;
         struct pool_sample pool;
         uint64_t dt = m->have_sample ? now - m->last_sample : 0;
@@ -123,8 +122,7 @@ void manager_tick(struct manager *m, uint64_t now) {
         if (in.pool_state == POOL_OK) {
                 in.pool = pool_percent(&pool);
                 in.limit_bytes = pool.limit_bytes;
-                batch_sample(&m->batch, &m->kernel, &m->state, pool.limit_bytes, &in.n_batch, &in.batch,
-                             &in.batch_swap);
+                batch_sample(&m->batch, &m->kernel, &m->state, pool.limit_bytes, &in.n_batch, &in.batch);
                 in.stores = m->have_sample && pool.vm.zswpout > m->last_vm.zswpout;
                 m->last_vm = pool.vm;
         }

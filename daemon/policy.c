@@ -163,53 +163,6 @@ static void predict(const struct policy_state *s, const struct policy_sample *in
  * in steps, not every sample. */
 #define BATCH_CAP_STEP 2.0 /* percent of the pool limit */
 
-/* [Batch] HoldFirstFill: a batch job that starts while something is under
- * pressure pushes most of its working set out once, fast; through the pool
- * that is a compression, and at its cap a writeback, for every page, in
- * the store path, on the CPUs the latency-sensitive work needs. So while
- * the batch cgroups have (almost) nothing in the pool or in swap, and then
- * until their swap has stopped growing, their caps stay at 0 and those
- * pages go straight to the swap device; after that, the caps below. Only
- * from (almost) empty: a cap lowered below what a cgroup holds evicts
- * nothing, it makes each further store write one of its own entries back
- * first. Measured in the phased benchmark (docs/benchmarks.md): a static
- * cap of 0 gave the service 0.25x N's seconds over its SLO, almost all of it
- * in the phase where the batch job starts, and a cap at half the pool the
- * batch job's best throughput later on. */
-#define BATCH_EMPTY 1.0 /* percent of the pool limit */
-#define BATCH_SETTLE_USEC (5 * USEC_PER_SEC)
-
-static void first_fill_update(const struct policy_params *p, struct policy_state *s, const struct policy_sample *in) {
-        if (!p->batch_hold_first_fill || in->n_batch == 0 || in->batch_swap < 0) {
-                /* nothing to measure the fill by: no hold */
-                s->batch_settled = true;
-                s->batch_slow = false;
-                s->batch_swap_rate = (struct policy_rate) { 0 };
-                return;
-        }
-        rate_update(&s->batch_swap_rate, in->now, in->batch_swap);
-        if (batch_of(in) >= BATCH_EMPTY) {
-                /* in the pool already: holding would only write it back */
-                s->batch_settled = true;
-                return;
-        }
-        if (in->batch_swap < BATCH_EMPTY) {
-                /* empty: the next job fills afresh */
-                s->batch_settled = false;
-                s->batch_slow = false;
-                return;
-        }
-        if (s->batch_settled)
-                return;
-        if (rate_of(&s->batch_swap_rate) > BATCH_STEADY_RATE)
-                s->batch_slow = false;
-        else if (!s->batch_slow) {
-                s->batch_slow = true;
-                s->batch_slow_since = in->now;
-        } else if (in->now - s->batch_slow_since >= BATCH_SETTLE_USEC)
-                s->batch_settled = true;
-}
-
 static double batch_cap(const struct policy_params *p, const struct policy_state *s,
                         const struct policy_sample *in, char *text, size_t size) {
         double target = s->mode == MODE_IDLE ? (p->pool_low + p->pool_high) / 2 : p->pool_low;
@@ -222,11 +175,6 @@ static double batch_cap(const struct policy_params *p, const struct policy_state
                 /* none to measure now: keep what we had */
                 snprintf(text, size, "as before (no batch cgroup to measure)");
                 return s->batch_cap;
-        }
-        if (!s->batch_settled && s->mode != MODE_IDLE) {
-                snprintf(text, size, "held at 0 while %s first fill%s swap under pressure (HoldFirstFill)",
-                         in->n_batch > 1 ? "they" : "it", in->n_batch > 1 ? " their" : "s its");
-                return 0;
         }
         if (others < 0)
                 others = 0;
@@ -389,7 +337,7 @@ static void decide_blind(const struct policy_params *p, struct policy_state *s, 
                 return;
         }
         /* start afresh when the pool is back */
-        s->pool_rate = s->others_rate = s->batch_rate = s->batch_swap_rate = (struct policy_rate) { 0 };
+        s->pool_rate = s->others_rate = s->batch_rate = (struct policy_rate) { 0 };
         s->calm = false;
         s->held = HELD_NONE;
         s->batch_cap = -1;
@@ -430,7 +378,6 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                 rate_update(&s->pool_rate, in->now, in->pool);
                 rate_update(&s->others_rate, in->now, in->pool - batch_of(in));
                 rate_update(&s->batch_rate, in->now, batch_of(in));
-                first_fill_update(p, s, in);
                 predict(s, in, d); /* with the caps in force */
 
                 if (d->pressure_valid) {

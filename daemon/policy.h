@@ -60,7 +60,6 @@ struct policy_params {
         bool batch;              /* there are batch cgroups ([Batch] Cgroups=) */
         double batch_max;        /* [Batch] ZswapMaxPercent */
         bool batch_shrinker_at_cap; /* [Batch] ShrinkerAtCap: rule (a2), REASON_BATCH_FULL */
-        bool batch_hold_first_fill; /* [Batch] HoldFirstFill: caps at 0 while they first fill */
 };
 
 struct policy_sample {
@@ -76,8 +75,6 @@ struct policy_sample {
          * in all, in percent of the pool limit. */
         unsigned n_batch;
         double batch;
-        double batch_swap;      /* what they have in swap (memory.swap.current), in percent
-                                 * of the pool limit; < 0 = unknown */
 };
 
 /* A level (percent of the pool limit) and how fast it moves. */
@@ -101,10 +98,6 @@ struct policy_state {
         struct policy_rate pool_rate;   /* of the whole pool */
         struct policy_rate others_rate; /* of the pool without the batch cgroups */
         struct policy_rate batch_rate;  /* of the batch cgroups */
-        struct policy_rate batch_swap_rate; /* of what the batch cgroups have in swap */
-        bool batch_settled;     /* their first fill is over (HoldFirstFill) ... */
-        bool batch_slow;        /* ... their swap has grown slowly ... */
-        uint64_t batch_slow_since; /* ... since then */
         double batch_cap;       /* the cap of each batch cgroup, percent of the limit; < 0 = none yet */
         policy_held held;
         bool have_last;

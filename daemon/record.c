@@ -48,9 +48,9 @@ void record_init(struct recorder *r, uint64_t now, knob_value current, knob_valu
 
 void record_sample(struct recorder *r, const struct policy_sample *in) {
         if (r->f)
-                fprintf(r->f, "S,%" PRIu64 ",%d,%.17g,%d,%d,%.17g,%" PRIu64 ",%u,%.17g,%.17g\n", in->now,
-                        in->pressure_valid, in->pressure, in->stores, (int) in->pool_state, in->pool, in->limit_bytes,
-                        in->n_batch, in->batch, in->batch_swap);
+                fprintf(r->f, "S,%" PRIu64 ",%d,%.17g,%d,%d,%.17g,%" PRIu64 ",%u,%.17g\n", in->now, in->pressure_valid,
+                        in->pressure, in->stores, (int) in->pool_state, in->pool, in->limit_bytes, in->n_batch,
+                        in->batch);
 }
 
 void record_decision(struct recorder *r, uint64_t now, const struct policy_decision *d, knob_value knob) {
@@ -181,13 +181,11 @@ static bool apply_line(struct replay_state *r, char **f, unsigned n, const struc
                 int pv, stores, ps;
                 unsigned nb;
                 uint64_t nb64;
-                struct policy_sample in = { .now = now, .batch_swap = -1 };
-                /* the batch cgroups' swap (field 10): older recordings have none */
-                if ((n != 10 && n != 11) || !num_int(f[2], 0, 1, &pv) || !num_double(f[3], &in.pressure) ||
+                struct policy_sample in = { .now = now };
+                if (n != 10 || !num_int(f[2], 0, 1, &pv) || !num_double(f[3], &in.pressure) ||
                     !num_int(f[4], 0, 1, &stores) || !num_int(f[5], 0, POOL_DISABLED, &ps) ||
                     !num_double(f[6], &in.pool) || !num_u64(f[7], &in.limit_bytes) || !num_u64(f[8], &nb64) ||
-                    nb64 > CONF_MAX_CGROUPS || !num_double(f[9], &in.batch) ||
-                    (n == 11 && !num_double(f[10], &in.batch_swap)))
+                    nb64 > CONF_MAX_CGROUPS || !num_double(f[9], &in.batch))
                         return false;
                 nb = (unsigned) nb64;
                 in.pressure_valid = pv;

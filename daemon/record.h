@@ -8,8 +8,7 @@
  *
  *   # zswap-tuned recording 1
  *   I,now,current,original                policy_init at start or reload
- *   S,now,pressure_valid,pressure,stores,pool_state,pool,limit_bytes,n_batch,batch,batch_swap
- *                                         (batch_swap -1 = unknown; older recordings without it replay too)
+ *   S,now,pressure_valid,pressure,stores,pool_state,pool,limit_bytes,n_batch,batch
  *   D,now,set,knob,mode,reason,batch_cap,held          the decision for that sample
  *   O,now,actual,baseline_follows         someone else wrote the knob
  *   F,now,actual                          a write failed; the knob is actual

@@ -956,99 +956,6 @@ static void batch_at_its_cap_holds_protection(void **state) {
         assert_int_equal(s.n_flips, 2);
 }
 
-/* One batch cgroup, with what it has in swap (percent of the pool limit). */
-static struct policy_decision step_swap(const struct policy_params *p, struct policy_state *s, double t,
-                                        double pressure, double pool, double batch, double swap) {
-        struct policy_sample in = { .now = S(t), .pressure_valid = true, .pressure = pressure, .stores = true,
-                                    .pool = pool, .batch = batch, .n_batch = 1, .batch_swap = swap };
-        struct policy_decision d;
-
-        policy_decide(p, s, &in, &d);
-        return d;
-}
-
-static struct policy_params hold_params(void) {
-        struct policy_params p = params();
-
-        p.batch = true, p.batch_max = 50, p.batch_hold_first_fill = true;
-        p.batch_shrinker_at_cap = false, p.pool_shrinker = false;
-        return p;
-}
-
-/* HoldFirstFill: under pressure, an empty batch cgroup is capped at 0; it
- * stays there while its swap grows, gets its share once the swap has
- * stopped growing for BATCH_SETTLE_USEC, keeps it when it grows again, and
- * is held again only once it is empty again (its job gone). */
-static void batch_first_fill_held_at_zero(void **state) {
-        struct policy_params p = hold_params();
-        struct policy_state s;
-        struct policy_decision d;
-
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        d = step_swap(&p, &s, 100, 40, 10, 0, 0);
-        assert_int_not_equal(d.mode, MODE_IDLE);
-        assert_float_equal(d.batch_cap, 0, 1e-9);
-        assert_int_equal(d.cap_bytes, 0);
-        assert_non_null(strstr(d.cap_text, "HoldFirstFill"));
-        /* the job pushes its working set out: 5 % of the pool limit a second */
-        for (int t = 101; t <= 110; t++) {
-                d = step_swap(&p, &s, t, 40, 10, 0, 5.0 * (t - 100));
-                assert_float_equal(d.batch_cap, 0, 1e-9);
-        }
-        /* its swap levels off: the smoothed rate is below 1 %/s from 113
-         * (2.6, 1.3, 0.65 %/s), and held until it has stayed there 5 s */
-        for (int t = 111; t <= 117; t++) {
-                d = step_swap(&p, &s, t, 40, 10, 0, 50.2);
-                assert_float_equal(d.batch_cap, 0, 1e-9);
-        }
-        d = step_swap(&p, &s, 118, 40, 10, 0, 50.2);
-        assert_true(s.batch_settled);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        assert_null(strstr(d.cap_text, "HoldFirstFill"));
-        /* in the pool now, and swapping fast again: the share stays */
-        for (int t = 121; t <= 130; t++) {
-                d = step_swap(&p, &s, t, 40, 10 + 3 * (t - 120), 3 * (t - 120), 50.2 + 5 * (t - 120));
-                assert_float_equal(d.batch_cap, 50, 1e-9);
-        }
-        /* the job exits: nothing in the pool or in swap; the next one is
-         * held from the start */
-        d = step_swap(&p, &s, 131, 40, 10, 0, 0);
-        assert_float_equal(d.batch_cap, 0, 1e-9);
-}
-
-/* The hold takes effect only under pressure, from empty, and with the swap
- * readable; without HoldFirstFill nothing changes. */
-static void batch_first_fill_only_when_it_applies(void **state) {
-        struct policy_params p = hold_params();
-        struct policy_state s;
-        struct policy_decision d;
-
-        /* calm: the job may fill the pool, nobody is waiting */
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        d = step_swap(&p, &s, 100, 0, 10, 0, 0);
-        assert_int_equal(d.mode, MODE_IDLE);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        /* ... and once it has a share of the pool, pressure does not take
-         * it away (a lower cap would only make it write back) */
-        step_swap(&p, &s, 101, 0, 20, 10, 30);
-        d = step_swap(&p, &s, 102, 40, 20, 10, 40);
-        assert_int_not_equal(d.mode, MODE_IDLE);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-
-        /* swap use unknown (no swap accounting): the usual cap */
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        d = step_swap(&p, &s, 100, 40, 10, 0, -1);
-        assert_int_not_equal(d.mode, MODE_IDLE);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-
-        /* HoldFirstFill=no: the usual cap */
-        p.batch_hold_first_fill = false;
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        d = step_swap(&p, &s, 100, 40, 10, 0, 0);
-        assert_int_not_equal(d.mode, MODE_IDLE);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-}
-
 static void batch_cap_follows_the_room(void **state) {
         struct policy_params p = params();
         struct policy_state s;
@@ -1178,8 +1085,6 @@ int main(void) {
                 cmocka_unit_test(batch_at_its_cap_turns_the_shrinker_on),
                 cmocka_unit_test(batch_at_its_cap_holds_protection),
                 cmocka_unit_test(batch_at_its_cap_without_shrinker_at_cap),
-                cmocka_unit_test(batch_first_fill_held_at_zero),
-                cmocka_unit_test(batch_first_fill_only_when_it_applies),
                 cmocka_unit_test(batch_cap_follows_the_room),
                 cmocka_unit_test(batch_filling_is_watched),
                 cmocka_unit_test(wobble_at_the_fast_rate_is_no_fill_rate),

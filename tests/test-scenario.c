@@ -562,44 +562,6 @@ static void batch_fills_to_its_cap(struct fake *f, const char *extra) {
         at(f, 5, 0, 500, 69);
 }
 
-static void batch_swap(struct fake *f, double pct) {
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.swap.current", "%llu\n",
-                 (unsigned long long) (pct / 100 * LIMIT_KB * 1024));
-}
-
-/* HoldFirstFill=yes: a batch job that starts under pressure is kept out of
- * the pool (memory.zswap.max 0) while it pushes its working set out to swap,
- * and gets its cap once its swap has stopped growing. */
-static void batch_first_fill_goes_to_swap(void **state) {
-        struct fake *f = *state;
-
-        tu_write(f->root, ZSWAP_PARAMS "/shrinker_enabled", "N\n");
-        with_batch_slice(f);
-        batch_swap(f, 0);
-        assert_int_equal(start(f, "[Pressure]\nHoldSec=5\n[Flips]\nMinDwellSec=0\n"
-                                  "[Batch]\nCgroups=batch.slice\nZswapMaxPercent=60\nHoldFirstFill=yes\n"),
-                         0);
-        /* calm: the usual cap */
-        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
-        /* pressure: the empty batch cgroup is held at 0 */
-        at(f, 1, 40, 500, 10);
-        assert_int_equal(f->m.policy.mode, MODE_THROUGHPUT);
-        assert_string_equal(zswap_max(f), "0");
-        assert_logged(f, "HoldFirstFill");
-        /* its job starts and swaps out 5 % of the pool limit a second */
-        for (int t = 2; t <= 8; t++) {
-                batch_swap(f, 5.0 * (t - 1));
-                at(f, t, 40, 500, 10);
-                assert_string_equal(zswap_max(f), "0");
-        }
-        /* its swap levels off; the cap comes once it has stayed level */
-        for (int t = 9; t <= 20; t++)
-                at(f, t, 40, 500, 10);
-        assert_int_equal(f->m.policy.mode, MODE_THROUGHPUT);
-        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
-        assert_string_equal(knob(f), "N");
-}
-
 /* By default (ShrinkerAtCap=no) the cap is the whole answer: the job stores
  * at it with the shrinker left alone. */
 static void batch_filling_the_pool_is_capped_not_protected(void **state) {
@@ -1026,7 +988,6 @@ int main(void) {
                 T(batch_cgroup_capped_from_the_start),
                 T(batch_filling_the_pool_is_capped_not_protected),
                 T(batch_at_its_cap_with_shrinker_at_cap),
-                T(batch_first_fill_goes_to_swap),
                 T(batch_cap_survives_sigkill),
                 T(batch_without_v2_is_said_once),
                 T(batch_dry_run_writes_nothing),
