@@ -6,6 +6,7 @@
 #include "batch.h"
 #include "log.h"
 #include "report.h"
+#include "snapshot.h"
 #include "util.h"
 
 _Static_assert(CONF_MAX_CGROUPS <= SAVED_MAX_CAPS, "every batch cgroup's original must fit in the save file");
@@ -38,16 +39,16 @@ void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list
 }
 
 /* The cgroup was removed while capped: nothing to restore there any more. */
-static void forget(struct batch_cg *c, struct state *st) {
+static void forget(struct batch_cg *c, struct restore *rs) {
         if (c->capped)
                 log_info("Batch: %s is gone; forgetting its cap", c->path);
-        state_forget_cap(st, c->path);
+        restore_forget_cap(rs, c->path);
         c->capped = c->written = false;
         c->missing = true;
         c->failures = 0;
 }
 
-void batch_sample(struct batch *b, const struct kernel *k, struct state *st, uint64_t limit_bytes, unsigned *n,
+void batch_sample(struct batch *b, const struct kernel *k, struct restore *rs, uint64_t limit_bytes, unsigned *n,
                   double *pct) {
         uint64_t used = 0;
         char buf[32];
@@ -71,7 +72,7 @@ void batch_sample(struct batch *b, const struct kernel *k, struct state *st, uin
                  * that name created later starts uncapped and is capped
                  * afresh. */
                 if (r == -ENOENT && c->capped)
-                        forget(c, st);
+                        forget(c, rs);
                 if (r <= 0 || parse_u64(strstrip(buf), &cur) < 0)
                         continue;
                 c->use = cur;
@@ -81,8 +82,8 @@ void batch_sample(struct batch *b, const struct kernel *k, struct state *st, uin
         *pct = 100.0 * (double) used / (double) limit_bytes;
 }
 
-static int uncap(struct batch_cg *c, const struct kernel *k, struct state *st) {
-        const char *orig = state_saved_cap(st, c->path);
+static int uncap(struct batch_cg *c, struct restore *rs) {
+        char orig[32];
         int r;
 
         if (!c->written) {
@@ -91,31 +92,26 @@ static int uncap(struct batch_cg *c, const struct kernel *k, struct state *st) {
                 c->capped = false;
                 return 0;
         }
-        if (!orig) { /* cannot happen: saved before the first write */
-                c->capped = c->written = false;
+        snprintf(orig, sizeof(orig), "%s", restore_saved_cap(rs, c->path) ?: "?");
+        r = restore_cap(rs, c->path);
+        if (r == 1) {
+                forget(c, rs);
                 return 0;
         }
-        r = kernel_cap_write(k, c->path, orig);
-        if (r == -ENOENT) {
-                forget(c, st);
-                return 0;
-        }
-        if (r < 0) {
-                log_error("Cannot restore %s to %s: %s", c->path, orig, err_str(r));
-                return r; /* stays in the save file for --restore */
-        }
-        report_cap(LOG_NOTICE, c->spec, orig, false, "Lifted the zswap cap of %s (memory.zswap.max back to %s)",
-                   c->spec, orig);
+        if (r < 0 && r != -EBADMSG)
+                return r; /* said; stays saved for --restore */
+        if (r == 0)
+                report_cap(LOG_NOTICE, c->spec, orig, false,
+                           "Lifted the zswap cap of %s (memory.zswap.max back to %s)", c->spec, orig);
         c->capped = c->written = false;
-        state_forget_cap(st, c->path);
         return 0;
 }
 
-int batch_uncap_all(struct batch *b, const struct kernel *k, struct state *st) {
+int batch_uncap_all(struct batch *b, struct restore *rs) {
         int ret = 0;
 
         for (unsigned i = 0; i < b->n; i++) {
-                int r = uncap(&b->cg[i], k, st);
+                int r = uncap(&b->cg[i], rs);
                 if (r < 0)
                         ret = r;
         }
@@ -123,7 +119,7 @@ int batch_uncap_all(struct batch *b, const struct kernel *k, struct state *st) {
 }
 
 /* Before the first cap: is it there, and what does it hold? Saved first. */
-static bool prepare(struct batch_cg *c, const struct kernel *k, struct state *st, bool dry_run) {
+static bool prepare(struct batch_cg *c, const struct kernel *k, struct restore *rs, bool dry_run) {
         char orig[32];
         ssize_t n = kernel_read(k, c->path, orig, sizeof(orig));
 
@@ -137,12 +133,13 @@ static bool prepare(struct batch_cg *c, const struct kernel *k, struct state *st
         if (c->missing)
                 log_info("Batch: %s is there now", c->path);
         c->missing = false;
-        if (!dry_run && !state_saved_cap(st, c->path))
-                state_save_cap(st, c->path, orig);
+        /* fail closed: no cap whose original is not on the disk */
+        if (!dry_run && restore_save_cap(rs, c->path, orig) < 0)
+                return false; /* said by restore.c; tried again at the next sample */
         return true;
 }
 
-static void cap(struct batch_cg *c, const struct kernel *k, struct state *st, bool dry_run,
+static void cap(struct batch_cg *c, const struct kernel *k, struct restore *rs, bool dry_run,
                 const struct policy_decision *d) {
         const char *fields[] = { "MESSAGE_ID=" MESSAGE_ID_WRITE_FAILED, NULL };
         char val[32], human[32];
@@ -150,13 +147,13 @@ static void cap(struct batch_cg *c, const struct kernel *k, struct state *st, bo
 
         if (c->capped && !policy_cap_needs_write(true, c->cap, d->cap_bytes))
                 return;
-        if (!c->capped && !prepare(c, k, st, dry_run))
+        if (!c->capped && !prepare(c, k, rs, dry_run))
                 return;
         snprintf(val, sizeof(val), "%llu", (unsigned long long) d->cap_bytes);
         if (!dry_run) {
                 r = kernel_cap_write(k, c->path, val);
                 if (r == -ENOENT) {
-                        forget(c, st);
+                        forget(c, rs);
                         return;
                 }
                 if (r < 0) {
@@ -181,33 +178,29 @@ static void cap(struct batch_cg *c, const struct kernel *k, struct state *st, bo
                            d->batch_cap, d->cap_text);
         c->capped = true;
         c->cap = d->cap_bytes;
+        c->cap_at_max = d->cap_at_max;
 }
 
-void batch_apply(struct batch *b, const struct kernel *k, struct state *st, bool dry_run,
+void batch_apply(struct batch *b, const struct kernel *k, struct restore *rs, bool dry_run,
                  const struct policy_decision *d) {
         if (d->batch_keep)
                 return;
         for (unsigned i = 0; i < b->n; i++) {
                 if (d->batch_cap >= 0)
-                        cap(&b->cg[i], k, st, dry_run, d);
+                        cap(&b->cg[i], k, rs, dry_run, d);
                 else
-                        (void) uncap(&b->cg[i], k, st);
+                        (void) uncap(&b->cg[i], rs);
         }
 }
 
-void batch_restore_saved(const struct kernel *k, struct state *st) {
-        for (unsigned i = 0; i < st->save.n_caps;) {
-                struct saved_cap c = st->save.caps[i];
-                int r = kernel_cap_write(k, c.path, c.value);
-
-                if (r < 0 && r != -ENOENT) {
-                        log_warning("Cannot restore %s to %s left by a previous run: %s", c.path, c.value,
-                                    err_str(r));
-                        i++;
-                        continue;
-                }
-                if (r == 0)
-                        log_notice("Restored %s to %s, left capped by a previous run", c.path, c.value);
-                state_forget_cap(st, c.path);
+void batch_snapshot(const struct batch *b, struct snapshot *snap) {
+        for (unsigned i = 0; i < b->n && snap->n_batch < SNAPSHOT_MAX_BATCH; i++) {
+                const struct batch_cg *c = &b->cg[i];
+                snprintf(snap->batch[snap->n_batch].cgroup, sizeof(snap->batch[0].cgroup), "%s", c->spec);
+                snap->batch[snap->n_batch].use = c->use;
+                snap->batch[snap->n_batch].capped = c->capped;
+                snap->batch[snap->n_batch].cap = c->cap;
+                snap->batch[snap->n_batch].cap_at_max = c->cap_at_max;
+                snap->n_batch++;
         }
 }

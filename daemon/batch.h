@@ -2,8 +2,9 @@
 #pragma once
 
 /* Batch cgroups ([Batch] Cgroups=): their memory.zswap.max paths, the caps
- * written there and every write. Each original is saved (state.c) before the
- * first cap and put back by batch_uncap_all(). */
+ * written there and every write. Each original is saved (restore.c) before the
+ * first cap, which is not written otherwise, and put back by
+ * batch_uncap_all(). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,15 +12,16 @@
 #include "conf.h"
 #include "kernel.h"
 #include "policy.h"
-#include "state.h"
+#include "restore.h"
 
 struct batch_cg {
-        char spec[256];         /* as configured */
+        char spec[CONF_CGROUP_NAME_MAX + 1]; /* as configured */
         char path[512];         /* memory.zswap.max below the root prefix */
         char cur_path[512];     /* memory.zswap.current */
         bool capped;            /* a cap is in force (or would be, dry run) */
         bool written;           /* ... and was written for real: restore it */
         uint64_t cap;           /* bytes, as written */
+        bool cap_at_max;        /* ... at ZswapMaxPercent (else: the room the others leave) */
         uint64_t use;           /* memory.zswap.current at the last sample */
         bool missing;           /* said that it is not there */
         unsigned failures;      /* cap writes failed in a row (said once) */
@@ -33,12 +35,13 @@ struct batch {
 void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list *cgroups, double max_pct);
 /* How many batch cgroups can be capped (they are there, their last cap write
  * did not fail) and what they use, in percent of limit_bytes. */
-void batch_sample(struct batch *b, const struct kernel *k, struct state *st, uint64_t limit_bytes, unsigned *n,
+void batch_sample(struct batch *b, const struct kernel *k, struct restore *rs, uint64_t limit_bytes, unsigned *n,
                   double *pct);
 /* Carry out the decision's caps. */
-void batch_apply(struct batch *b, const struct kernel *k, struct state *st, bool dry_run,
+void batch_apply(struct batch *b, const struct kernel *k, struct restore *rs, bool dry_run,
                  const struct policy_decision *d);
 /* Lift every cap we set, dry run or not. */
-int batch_uncap_all(struct batch *b, const struct kernel *k, struct state *st);
-/* Put back the caps a previous instance left in the save file. */
-void batch_restore_saved(const struct kernel *k, struct state *st);
+int batch_uncap_all(struct batch *b, struct restore *rs);
+struct snapshot;
+/* Each batch cgroup: name, use, cap. */
+void batch_snapshot(const struct batch *b, struct snapshot *snap);

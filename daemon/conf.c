@@ -56,6 +56,7 @@ static const struct key keys[] = {
         K("Batch", "ZswapMaxPercent", T_PERCENT, batch_zswap_max, 0, 100, NULL),
         K("Batch", "ShrinkerAtCap", T_BOOL, batch_shrinker_at_cap, 0, 0, NULL),
         K("Metrics", "TextfileDirectory", T_DIR, metrics_dir, 0, 0, NULL),
+        K("Metrics", "IntervalSec", T_UINT, metrics_interval_sec, 1, 3600, NULL),
 };
 #undef K
 
@@ -95,6 +96,7 @@ void conf_defaults(struct conf *c) {
                 .admin_backoff_sec = CONF_INFINITY,
                 .batch_zswap_max = 50,
                 .batch_shrinker_at_cap = false,
+                .metrics_interval_sec = 15,
         };
         c->pool_release = release_default(c->pool_high);
 }
@@ -149,6 +151,17 @@ static const char *format_number(char *buf, size_t size, double d) {
         return buf;
 }
 
+static size_t longest_component(const char *path) {
+        size_t longest = 0;
+
+        for (const char *c = path; *c;) {
+                size_t n = strcspn(c, "/");
+                longest = n > longest ? n : longest;
+                c += n + (c[n] == '/');
+        }
+        return longest;
+}
+
 static int set_cgroups(struct parser *p, struct conf_list *l, const char *value) {
         char *buf = strdup(value), *save = NULL;
         int ok = 1;
@@ -163,6 +176,11 @@ static int set_cgroups(struct parser *p, struct conf_list *l, const char *value)
                         fail_here(p, "Cgroups= lists more than %d cgroups", CONF_MAX_CGROUPS);
                 else if (path_has_dotdot(w))
                         fail_here(p, "Cgroups= path '%s' must not contain a '..' component", w);
+                else if (strlen(w) > CONF_CGROUP_NAME_MAX)
+                        fail_here(p, "Cgroups= path '%.32s...' is %zu bytes long; at most %d are supported", w,
+                                  strlen(w), CONF_CGROUP_NAME_MAX);
+                else if (longest_component(w) > NAME_MAX)
+                        fail_here(p, "Cgroups= path '%.32s...' has a component longer than %d bytes", w, NAME_MAX);
                 else if (!(l->item[l->n] = strdup(w)))
                         fail_here(p, "out of memory");
                 else {
@@ -242,7 +260,12 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
                 return set_cgroups(p, (struct conf_list *) field, value);
         case T_DIR:
                 /* empty: off; else an absolute path without a ".." component */
-                if ((*value && *value != '/') || path_has_dotdot(value) || strlen(value) >= CONF_PATH_MAX) {
+                if (strlen(value) >= CONF_PATH_MAX || longest_component(value) > NAME_MAX) {
+                        fail_here(p, "%s=%.32s...: too long (at most %d bytes, %d per component)", k->name, value,
+                                  CONF_PATH_MAX - 1, NAME_MAX);
+                        return 0;
+                }
+                if ((*value && *value != '/') || path_has_dotdot(value)) {
                         fail_here(p, "%s=%s: expected an absolute directory without '..' components, or nothing", k->name,
                                   value);
                         return 0;

@@ -13,6 +13,9 @@ enum baseline_choice { BASELINE_STARTUP, BASELINE_ON, BASELINE_OFF };
 #define CONF_MAX_CGROUPS 16
 #define CONF_INFINITY UINT_MAX /* a number of seconds: "infinity" */
 #define CONF_PATH_MAX 256
+/* A cgroup name in Cgroups= (below the cgroup2 mount); longer ones are
+ * refused, never cut: a cut name would name the parent. */
+#define CONF_CGROUP_NAME_MAX 400
 
 struct conf_list {
         char *item[CONF_MAX_CGROUPS];
@@ -50,6 +53,7 @@ struct conf {
         bool batch_shrinker_at_cap; /* rule (a2): the shrinker on while they store at their caps */
         /* [Metrics] */
         char metrics_dir[CONF_PATH_MAX]; /* "" = off */
+        unsigned metrics_interval_sec;   /* rewritten at least this often, idle too */
 };
 
 void conf_defaults(struct conf *c);

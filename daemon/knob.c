@@ -7,7 +7,7 @@
 #include "log.h"
 #include "util.h"
 
-int knob_probe(struct knob *k, const struct kernel *kern, struct state *st, const char *want, bool monitor_only) {
+int knob_probe(struct knob *k, const struct kernel *kern, struct restore *rs, const char *want, bool monitor_only) {
         static const char *const names[] = { "shrinker_enabled", "shrink_enabled" };
         char path[256];
         int r;
@@ -43,27 +43,29 @@ int knob_probe(struct knob *k, const struct kernel *kern, struct state *st, cons
         }
         k->original = r;
 
-        /* A previous instance died without restoring: its saved value is the original. */
-        if (st->save.knob[0] && strcmp(st->save.knob, k->name) == 0) {
-                if (st->save.value != k->original)
+        /* A previous instance died and its value could not be put back at
+         * start (restore_leftovers()): the saved value is the original. */
+        knob_value saved;
+        if (restore_saved_knob(rs, k->name, &saved)) {
+                if (saved != k->original)
                         log_notice("Found %s/" SAVEFILE_NAME ": a previous run left %s=%s; its original value %s "
-                                   "is the one to restore", st->dir, k->name, knob_to_string(k->original),
-                                   knob_to_string(st->save.value));
-                k->original = st->save.value;
+                                   "is the one to restore", rs->dir, k->name, knob_to_string(k->original),
+                                   knob_to_string(saved));
+                k->original = saved;
                 k->wrote = true;
-        } else if (st->save.knob[0])
-                state_forget_knob(st); /* another knob's: this kernel has no such knob now */
+        } else
+                restore_forget_knob(rs); /* another knob's: this kernel has no such knob now */
         log_info("Knob: %s = %s%s", k->name, knob_to_string(r), want ? " (Knob=)" : "");
         return 0;
 }
 
-static void forget(struct knob *k, struct state *st) {
+static void forget(struct knob *k, struct restore *rs) {
         k->wrote = false;
         k->failures = 0;
-        state_forget_knob(st);
+        restore_forget_knob(rs);
 }
 
-int knob_read(struct knob *k, const struct kernel *kern, struct state *st) {
+int knob_read(struct knob *k, const struct kernel *kern, struct restore *rs) {
         int r;
 
         if (!k->name)
@@ -73,7 +75,7 @@ int knob_read(struct knob *k, const struct kernel *kern, struct state *st) {
                 log_warning("Knob: " ZSWAP_PARAMS "/%s is gone; nothing to steer or restore there%s", k->name,
                             k->wrote ? " (it was changed)" : "");
                 k->gone = true;
-                forget(k, st);
+                forget(k, rs);
         } else if (r >= 0 && k->gone) {
                 log_notice("Knob: " ZSWAP_PARAMS "/%s is back (%s)", k->name, knob_to_string(r));
                 k->gone = false;
@@ -82,14 +84,17 @@ int knob_read(struct knob *k, const struct kernel *kern, struct state *st) {
         return r;
 }
 
-int knob_write(struct knob *k, const struct kernel *kern, struct state *st, knob_value v) {
+int knob_write(struct knob *k, const struct kernel *kern, struct restore *rs, knob_value v) {
         const char *fields[] = { "MESSAGE_ID=" MESSAGE_ID_WRITE_FAILED, NULL };
         int r;
 
         if (!k->name || k->gone)
                 return -ENOENT;
+        /* fail closed: never a change whose original is not on the disk */
         if (!k->wrote) {
-                state_save_knob(st, k->name, k->original);
+                r = restore_save_knob(rs, k->name, k->original);
+                if (r < 0)
+                        return r; /* said by restore.c */
                 k->wrote = true;
         }
         r = kernel_knob_write(kern, k->name, v);
@@ -105,26 +110,21 @@ int knob_write(struct knob *k, const struct kernel *kern, struct state *st, knob
         return 0;
 }
 
-void knob_adopt(struct knob *k, struct state *st, knob_value v) {
+void knob_adopt(struct knob *k, struct restore *rs, knob_value v) {
         k->original = v;
         if (k->wrote)
-                state_save_knob(st, k->name, v);
+                (void) restore_save_knob(rs, k->name, v); /* a failure is said there */
 }
 
-int knob_restore(struct knob *k, const struct kernel *kern, struct state *st) {
+int knob_restore(struct knob *k, struct restore *rs) {
         int r;
 
         if (!k->name || !k->wrote || k->gone)
                 return 0;
-        r = kernel_knob_read(kern, k->name);
-        if (r != (int) k->original) {
-                r = kernel_knob_write(kern, k->name, k->original);
-                if (r < 0) {
-                        log_error("Cannot restore %s to %s: %s", k->name, knob_to_string(k->original), err_str(r));
-                        return r; /* stays in the save file for --restore */
-                }
-                log_knob_restored(k->name, k->original);
-        }
-        forget(k, st);
+        r = restore_knob(rs);
+        if (r < 0 && r != -EBADMSG)
+                return r; /* stays saved for --restore */
+        k->wrote = false;
+        k->failures = 0;
         return 0;
 }

@@ -14,7 +14,8 @@
 #include "plot.h"
 #include "publish.h"
 #include "record.h"
-#include "state.h"
+#include "exit-code.h"
+#include "restore.h"
 #include "status.h"
 #include "util.h"
 
@@ -115,11 +116,11 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
                         }
                         break;
                 case ARG_STATE_DIR:
-                        if (strlen(optarg) >= sizeof(m->state.dir)) {
+                        if (strlen(optarg) >= sizeof(m->state_dir)) {
                                 log_error("--state-dir: path too long");
                                 return EXIT_USAGE;
                         }
-                        strcpy(m->state.dir, optarg);
+                        strcpy(m->state_dir, optarg);
                         break;
                 case ARG_LOG_LEVEL:
                         m->log_level_override = log_level_from_string(optarg);
@@ -151,7 +152,7 @@ static int run_command(struct manager *m, int argc, char *argv[]) {
         int r;
 
         if (strcmp(cmd, "status") == 0 && argc == 1)
-                return status_show(&m->kernel, m->state.dir, arg_json);
+                return status_show(&m->kernel, m->state_dir, arg_json);
         if (strcmp(cmd, "plot") == 0 && argc == 2) {
                 if (!arg_output) {
                         log_error("plot: -o/--output=FILE.png is needed");
@@ -191,15 +192,15 @@ int main(int argc, char *argv[]) {
         }
 
         if (arg_restore) {
-                r = state_restore(&m.kernel, m.state.dir);
-                if (r == -EBUSY)
-                        log_error("--restore: stop it instead; it restores everything on exit");
                 /* a killed instance's metrics would go on saying what it did:
                  * the configuration says where they are */
-                else if (manager_load_config(&m, err, sizeof(err)) == 0)
-                        publish_remove_stale_metrics(m.conf.metrics_dir);
-                else
+                if (manager_load_config(&m, err, sizeof(err)) < 0) {
                         log_notice("--restore: %s; not looking for a metrics file left behind", err);
+                        m.conf.metrics_dir[0] = '\0';
+                }
+                r = restore_run(&m.kernel, m.state_dir, m.conf.metrics_dir);
+                if (r == -EBUSY)
+                        log_error("--restore: stop it instead; it restores everything on exit");
                 manager_free(&m);
                 return r == -EBUSY ? EXIT_RUNNING : r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         }

@@ -7,17 +7,20 @@
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 
+#include "exit-code.h"
 #include "log.h"
 #include "manager.h"
+#include "params.h"
 #include "probe.h"
 #include "publish.h"
-#include "schedule.h"
-#include "steer.h"
 #include "util.h"
+
+static void tick(void *userdata, uint64_t now) {
+        manager_tick(userdata, now);
+}
 
 void manager_init(struct manager *m) {
         const char *rt = getenv("RUNTIME_DIRECTORY");
-        char dir[512];
 
         *m = (struct manager) {
                 .config_path = SYSCONFDIR "/zswap-tuned.conf",
@@ -29,53 +32,21 @@ void manager_init(struct manager *m) {
         if (!rt || !*rt)
                 rt = "/run/zswap-tuned";
         /* RUNTIME_DIRECTORY may list several, colon-separated; ours is the first. */
-        snprintf(dir, sizeof(dir), "%.*s", (int) strcspn(rt, ":"), rt);
-        state_init(&m->state, dir);
-        m->knob = (struct knob) { .original = KNOB_UNSET };
-        m->sources = (struct sources) { .kernel = &m->kernel, .wake = schedule_kick, .userdata = m };
+        snprintf(m->state_dir, sizeof(m->state_dir), "%.*s", (int) strcspn(rt, ":"), rt);
+        restore_init(&m->restore, &m->kernel);
+        stats_init(&m->stats, realtime_usec());
+        steer_init(&m->steer, &m->kernel, &m->restore, &m->recorder, &m->stats);
+        schedule_init(&m->sched, tick, m);
+        m->sources = (struct sources) { .kernel = &m->kernel, .wake = schedule_kick, .userdata = &m->sched };
         monitor_init(&m->monitor, &m->kernel);
         m->monitor.wake = schedule_kick;
-        m->monitor.userdata = m;
-}
-
-/* Without any armed trigger nothing wakes us: then poll at the sample rate.
- * Sources come and go (a cgroup is removed, or appears), so this follows
- * them rather than being decided once. */
-static void update_idle_check(struct manager *m) {
-        m->params.idle_check_usec = sources_armed(&m->sources) ? m->conf.idle_check_sec * USEC_PER_SEC
-                                                               : m->params.sample_usec;
-}
-
-void params_from_conf(const struct conf *c, struct policy_params *p) {
-        *p = (struct policy_params) {
-                .pressure_high = c->pressure_high,
-                .pressure_low = c->pressure_low,
-                .hold_usec = c->hold_sec * USEC_PER_SEC,
-                .pool_shrinker = c->pool_shrinker,
-                .pool_high = c->pool_high,
-                .pool_low = c->pool_low,
-                .pool_watch = c->pool_watch,
-                .pool_release = c->pool_release,
-                .sample_usec = c->sample_ms * USEC_PER_MSEC,
-                .min_sample_usec = c->min_sample_ms * USEC_PER_MSEC,
-                .lead_usec = c->lead_sec * USEC_PER_SEC,
-                .idle_check_usec = c->idle_check_sec * USEC_PER_SEC,
-                .min_dwell_usec = c->min_dwell_sec * USEC_PER_SEC,
-                .max_per_minute = c->max_per_minute,
-                .backoff_usec = c->admin_backoff_sec == CONF_INFINITY ? POLICY_BACKOFF_FOREVER
-                                                                      : c->admin_backoff_sec * USEC_PER_SEC,
-                .batch = c->batch_cgroups.n > 0,
-                .batch_max = c->batch_zswap_max,
-                .batch_shrinker_at_cap = c->batch_shrinker_at_cap,
-        };
+        m->monitor.userdata = &m->sched;
 }
 
 static void apply_params(struct manager *m) {
-        const struct conf *c = &m->conf;
-
-        params_from_conf(c, &m->params);
-        update_idle_check(m);
-        log_set_max_level(m->log_level_override >= 0 ? m->log_level_override : c->log_level);
+        params_from_conf(&m->conf, &m->params);
+        m->sched.min_interval = m->params.min_sample_usec;
+        log_set_max_level(m->log_level_override >= 0 ? m->log_level_override : m->conf.log_level);
 }
 
 int manager_load_config(struct manager *m, char *err, size_t errsize) {
@@ -84,6 +55,13 @@ int manager_load_config(struct manager *m, char *err, size_t errsize) {
         if (r == 0)
                 apply_params(m);
         return r;
+}
+
+static struct report_sample report_sample(const struct manager *m) {
+        return (struct report_sample) {
+                .knob = steer_knob_name(&m->steer), .dry_run = manager_dry_run(m), .pressure = m->pressure,
+                .pool = m->pool,
+        };
 }
 
 /* The pool, and what we can say about it. Said once when that changes. */
@@ -108,35 +86,40 @@ static policy_pool_state read_pool(struct manager *m, struct pool_sample *pool) 
         return st;
 }
 
+static uint64_t page_size(void) {
+        long p = sysconf(_SC_PAGESIZE);
+        return p > 0 ? (uint64_t) p : 4096;
+}
+
 void manager_tick(struct manager *m, uint64_t now) {
-        struct policy_sample in = { .now = now };
+        struct policy_sample in = { .now = now, .page_size = page_size() };
         struct policy_decision d;
-        struct pool_sample pool;
+        struct pool_sample pool = { 0 };
         uint64_t dt = m->have_sample ? now - m->last_sample : 0;
+        bool done;
 
         in.pressure = sources_sample(&m->sources, dt);
         in.pressure_valid = m->have_sample;
-        update_idle_check(m); /* a source may have gone or come back */
+        in.triggers_armed = sources_armed(&m->sources); /* a source may have gone or come back */
 
         in.pool_state = read_pool(m, &pool);
         if (in.pool_state == POOL_OK) {
                 in.pool = pool_percent(&pool);
                 in.limit_bytes = pool.limit_bytes;
-                batch_sample(&m->batch, &m->kernel, &m->state, pool.limit_bytes, &in.n_batch, &in.batch);
+                batch_sample(&m->batch, &m->kernel, &m->restore, pool.limit_bytes, &in.n_batch, &in.batch);
                 in.stores = m->have_sample && pool.vm.zswpout > m->last_vm.zswpout;
                 m->last_vm = pool.vm;
         }
 
-        steer_outside(m, now);
-        knob_value before = m->policy.knob;
-        record_sample(&m->recorder, &in);
-        policy_decide(&m->params, &m->policy, &in, &d);
-        record_decision(&m->recorder, now, &d, m->policy.knob);
+        steer_outside(&m->steer, &m->params, manager_dry_run(m), now);
+        knob_value before = steer_decide(&m->steer, &m->params, &in, &d);
 
         m->pressure = d.pressure_valid ? in.pressure : m->pressure;
         m->pool = in.pool;
         m->last_sample = now;
         m->have_sample = true;
+        struct report_sample rs = report_sample(m);
+        done = steer_act(&m->steer, manager_dry_run(m), now, before, &d, &rs);
 
         log_debug("sample: pressure %.1f%%%s, pool %.1f%% of limit (%llu of %llu kB, batch %.1f%%, cap %.1f%%), "
                   "fill %.2f%%/s, zswpout %llu zswpwb %llu pswpout %llu, mode %s, next in %llu ms",
@@ -146,29 +129,37 @@ void manager_tick(struct manager *m, uint64_t now) {
                   (unsigned long long) pool.vm.zswpwb, (unsigned long long) pool.vm.pswpout,
                   policy_mode_to_string(d.mode), (unsigned long long) (d.next_usec / USEC_PER_MSEC));
 
-        struct report_sample rs = manager_report_sample(m);
-        steer_act(m, before, &d);
-        report_mode(&rs, &d, m->policy.knob, d.set != KNOB_UNSET && m->knob.name);
-        batch_apply(&m->batch, &m->kernel, &m->state, manager_dry_run(m), &d);
-        report_status(&m->report, &rs, &d, m->policy.knob);
-        if (d.mode_changed) {
-                m->mode_since = realtime_usec();
-                m->decisions_by_reason[d.reason]++;
-                m->last_reason = d.reason;
-                snprintf(m->last_text, sizeof(m->last_text), "%s", d.text);
-        }
+        report_mode(&rs, &d, steer_knob_value(&m->steer), d.set != KNOB_UNSET && steer_knob_name(&m->steer));
+        batch_apply(&m->batch, &m->kernel, &m->restore, manager_dry_run(m), &d);
+        report_status(&m->report, &rs, &d, steer_knob_value(&m->steer));
+        stats_decision(&m->stats, &d, done, realtime_usec());
         publish(m, &d, &pool);
-        schedule_next(m, &d);
+        schedule_next(&m->sched, now, &d);
 }
 
 /* ---- start, reload, stop -------------------------------------------------- */
+
+static int probe_knob(struct manager *m) {
+        const char *want = m->conf.knob == KNOB_CHOICE_AUTO || m->conf.knob == KNOB_CHOICE_NONE
+                                   ? NULL
+                                   : knob_choice_to_string(m->conf.knob);
+
+        return steer_probe(&m->steer, want, m->conf.knob == KNOB_CHOICE_NONE);
+}
+
+static void start_steering(struct manager *m) {
+        struct report_sample rs = report_sample(m);
+
+        steer_start(&m->steer, &m->params, manager_dry_run(m), m->last_sample, &rs);
+}
 
 int manager_start(struct manager *m, sd_event *event) {
         int r;
 
         m->event = event ? sd_event_ref(event) : NULL;
+        m->sched.event = m->event;
 
-        r = state_lock(&m->state);
+        r = restore_lock(&m->restore, m->state_dir);
         if (r < 0)
                 return r == -EBUSY ? EXIT_RUNNING : EXIT_FAILURE;
         r = probe_required(&m->kernel);
@@ -182,29 +173,29 @@ int manager_start(struct manager *m, sd_event *event) {
                 }
         }
         /* A previous instance died before restoring: put back what it had
-         * capped (we start idle, with nothing capped); its saved knob value
-         * is read by knob_probe(). */
-        state_load(&m->state);
-        batch_restore_saved(&m->kernel, &m->state);
-        r = steer_probe(m);
+         * changed; we start idle, with nothing changed. What cannot be put
+         * back stays saved, and its saved value is the original. */
+        (void) restore_leftovers(&m->restore);
+        (void) restore_set_metrics_dir(&m->restore, m->conf.metrics_dir);
+        r = probe_knob(m);
         if (r < 0)
                 return r == -ENOENT ? EXIT_UNAVAILABLE : EXIT_FAILURE;
         m->warnings = probe_report(&m->kernel);
-        m->mode_since = realtime_usec();
         monitor_check_swaps(&m->monitor, true);
         if (manager_dry_run(m))
                 log_notice("Dry run: the knob and the batch caps are never written");
 
         if (m->event) {
                 monitor_start(&m->monitor, m->event, m->use_udev);
-                schedule_watchdog(m);
+                schedule_watchdog(&m->sched);
         }
         m->sources.event = m->event;
         sources_setup(&m->sources, &m->conf);
         apply_params(m);
         batch_setup(&m->batch, &m->kernel, &m->conf.batch_cgroups, m->conf.batch_zswap_max);
-        steer_reset(m);
+        start_steering(m);
         manager_tick(m, now_usec());
+        publish_start(m);
         return 0;
 }
 
@@ -225,48 +216,52 @@ int manager_reload(struct manager *m) {
         /* What we changed goes back under the old settings: the batch
          * cgroups may be others now, the knob another, and a dry run writes
          * nothing, so it could never restore it later. */
-        batch_uncap_all(&m->batch, &m->kernel, &m->state);
+        batch_uncap_all(&m->batch, &m->restore);
         if (fresh.knob != old_choice || (!was_dry && (m->dry_run_override || fresh.dry_run)))
-                knob_restore(&m->knob, &m->kernel, &m->state);
+                steer_restore(&m->steer);
         conf_free(&m->conf);
         m->conf = fresh;
         apply_params(m);
+        (void) restore_set_metrics_dir(&m->restore, m->conf.metrics_dir);
 
-        if (m->conf.knob != old_choice && steer_probe(m) < 0)
+        if (m->conf.knob != old_choice && probe_knob(m) < 0)
                 log_error("Knob=%s on reload: monitoring only until it is fixed",
                           knob_choice_to_string(m->conf.knob));
         sources_setup(&m->sources, &m->conf);
-        apply_params(m);
         batch_setup(&m->batch, &m->kernel, &m->conf.batch_cgroups, m->conf.batch_zswap_max);
         if (m->conf.knob != old_choice || m->conf.baseline != old_baseline || was_dry != manager_dry_run(m))
-                steer_reset(m);
+                start_steering(m);
         else {
-                policy_resume(&m->policy); /* a reload takes the knob back from an admin */
+                policy_resume(&m->steer.policy); /* a reload takes the knob back from an admin */
                 record_resume(&m->recorder, m->last_sample);
         }
+        publish_start(m);
         log_info("Reloaded configuration from %s", m->config_path);
-        schedule_kick(m);
+        schedule_kick(&m->sched);
         return 0;
 }
 
 int manager_restore(struct manager *m) {
-        int r = batch_uncap_all(&m->batch, &m->kernel, &m->state);
-        int k = knob_restore(&m->knob, &m->kernel, &m->state);
+        int b, k, r;
 
-        return r < 0 ? r : k;
+        if (!restore_locked(&m->restore))
+                return 0; /* never started: nothing was changed */
+        b = batch_uncap_all(&m->batch, &m->restore);
+        k = steer_restore(&m->steer);
+        /* and whatever else is saved (a cap of a cgroup no longer listed) */
+        r = restore_all(&m->restore);
+        return b < 0 ? b : k < 0 ? k : r == -EBADMSG ? 0 : r;
 }
 
 void manager_free(struct manager *m) {
         sources_free(&m->sources);
         monitor_free(&m->monitor);
-        m->timer = sd_event_source_disable_unref(m->timer);
-        m->watchdog = sd_event_source_disable_unref(m->watchdog);
+        schedule_free(&m->sched);
+        publish_free(m);
         m->event = sd_event_unref(m->event);
         conf_free(&m->conf);
-        free(m->published);
-        m->published = NULL;
         record_close(&m->recorder);
-        state_unlock(&m->state);
+        restore_unlock(&m->restore);
 }
 
 /* ---- the loop ------------------------------------------------------------- */
@@ -311,7 +306,7 @@ int manager_run(struct manager *m) {
         r = manager_start(m, e);
         if (r == 0) {
                 sd_notify(false, "READY=1");
-                log_info("Started (pid %d)%s", (int) getpid(), m->knob.name ? "" : ", monitoring only");
+                log_info("Started (pid %d)%s", (int) getpid(), steer_knob_name(&m->steer) ? "" : ", monitoring only");
                 r = sd_event_loop(e);
                 if (r < 0) {
                         log_error("Event loop failed: %s", err_str(r));
@@ -321,8 +316,7 @@ int manager_run(struct manager *m) {
         /* Whatever happened, never leave the knob or a cap changed. */
         if (manager_restore(m) < 0 && r == EXIT_SUCCESS)
                 r = EXIT_FAILURE;
-        if (r != EXIT_RUNNING)
-                publish_remove(m);
+        publish_remove(m); /* only with the locks held (restore.c) */
         sd_event_unref(e);
         return r;
 }

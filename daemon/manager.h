@@ -2,9 +2,12 @@
 #pragma once
 
 /* The event loop's side of the daemon: start, reload, stop, and each sample
- * (manager_tick): read, ask the policy, carry it out. The jobs it calls on
- * have files of their own: knob.c, batch.c, state.c, sources.c, monitor.c,
- * probe.c, report.c; the decisions are policy.c's. */
+ * (manager_tick): read, ask the policy, carry it out. Each job has a file of
+ * its own that owns its state (docs/architecture.md): restore.c (saves,
+ * locks, the files we write), steer.c and knob.c (the knob), batch.c (the
+ * caps), sources.c (PSI), monitor.c (swap, hot-plug), schedule.c (when),
+ * stats.c (counts), publish.c (status, metrics); the decisions are
+ * policy.c's. This file only calls them. */
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>
@@ -12,80 +15,63 @@
 #include "batch.h"
 #include "conf.h"
 #include "kernel.h"
-#include "knob.h"
 #include "monitor.h"
 #include "policy.h"
 #include "record.h"
 #include "report.h"
+#include "restore.h"
+#include "schedule.h"
 #include "sources.h"
-#include "state.h"
+#include "stats.h"
+#include "steer.h"
 
-/* Exit codes (see zswap-tuned(8)). */
-#define EXIT_USAGE       2
-#define EXIT_UNAVAILABLE 69 /* EX_UNAVAILABLE: the kernel lacks PSI or zswap */
-#define EXIT_CONFIG      78 /* EX_CONFIG */
-#define EXIT_RUNNING     75 /* EX_TEMPFAIL: another instance holds the state directory */
+struct snapshot;
 
 struct manager {
         struct conf conf;
         const char *config_path;
+        char state_dir[4096];
         bool dry_run_override;  /* --dry-run */
         int log_level_override; /* --log-level, -1 = none */
         struct kernel kernel;
         bool use_udev;
-
         sd_event *event;        /* NULL in tests that drive manager_tick() by hand */
-        sd_event_source *timer;
-        sd_event_source *watchdog;  /* WATCHDOG=1 pings, which also carry the idle check */
-        uint64_t watchdog_usec;     /* WatchdogSec=, 0 = none */
-        bool idle;                  /* the policy said: nothing happening */
 
-        struct state state;     /* the state directory: lock and save file */
-        struct knob knob;
+        struct restore restore;
+        struct steer steer;
         struct batch batch;
         struct sources sources;
         struct monitor monitor;
+        struct schedule sched;
         struct report report;
+        struct stats stats;
         const char *record_path;        /* --record=FILE */
         struct recorder recorder;
-
         struct policy_params params;
-        struct policy_state policy;
+
+        /* the last sample */
         bool have_sample;
         uint64_t last_sample;
         struct vmstat last_vm;
         double pressure, pool;
         policy_pool_state pool_state; /* as last said */
-
-        /* for "zswap-tuned status" and the metrics (publish.c) */
-        uint64_t mode_since;            /* CLOCK_REALTIME usec */
-        policy_reason last_reason;      /* of the last flip or change of mode */
-        char last_text[256];
-        uint64_t flips_total;
-        uint64_t flips_by_reason[POLICY_REASONS], decisions_by_reason[POLICY_REASONS];
         unsigned warnings;              /* WARN_* found at startup */
+
         char *published;                /* the status last written, less its time */
+        struct snapshot *last_snapshot; /* for the metrics timer */
         uint64_t metrics_written;       /* CLOCK_MONOTONIC usec */
+        sd_event_source *metrics_timer; /* [Metrics] IntervalSec= while idle */
 };
 
 static inline bool manager_dry_run(const struct manager *m) {
         return m->dry_run_override || m->conf.dry_run;
 }
 
-static inline struct report_sample manager_report_sample(const struct manager *m) {
-        return (struct report_sample) {
-                .knob = m->knob.name, .dry_run = manager_dry_run(m), .pressure = m->pressure, .pool = m->pool,
-        };
-}
-
-/* The policy's parameters from a configuration (also for replay). */
-void params_from_conf(const struct conf *c, struct policy_params *p);
-
 void manager_init(struct manager *m);
 /* Load the configuration (the caller prints err as "FILE:LINE: message"). */
 int manager_load_config(struct manager *m, char *err, size_t errsize);
-/* Lock the state directory, probe the kernel, arm the triggers, take the
- * first sample. Returns 0 or an exit code. event may be NULL. */
+/* Lock, probe the kernel, arm the triggers, take the first sample. Returns
+ * 0 or an exit code (exit-code.h). event may be NULL. */
 int manager_start(struct manager *m, sd_event *event);
 /* Sample, decide, act. */
 void manager_tick(struct manager *m, uint64_t now);

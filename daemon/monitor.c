@@ -107,3 +107,7 @@ void monitor_free(struct monitor *mon) {
                 udev_unref(mon->udev);
         mon->udev = NULL;
 }
+
+unsigned monitor_swaps(const struct monitor *mon) {
+        return mon->swaps;
+}

@@ -31,3 +31,5 @@ void monitor_check_swaps(struct monitor *mon, bool startup);
 /* Watch /proc/swaps, and uevents when use_udev. */
 void monitor_start(struct monitor *mon, sd_event *e, bool use_udev);
 void monitor_free(struct monitor *mon);
+/* Active swap areas, as last seen. */
+unsigned monitor_swaps(const struct monitor *mon);

@@ -16,6 +16,24 @@ void policy_init(struct policy_state *s, knob_value current, knob_value baseline
         };
 }
 
+void policy_start(const struct policy_params *p, struct policy_state *s, knob_value current, knob_value original,
+                  struct policy_decision *d) {
+        static const char *const why[] = { "at startup", "Baseline=on", "Baseline=off" };
+        knob_value base = p->baseline == POLICY_BASELINE_ON    ? KNOB_ON
+                          : p->baseline == POLICY_BASELINE_OFF ? KNOB_OFF
+                                                               : original;
+
+        if (current == KNOB_UNSET)
+                base = KNOB_UNSET; /* no knob: monitoring only */
+        policy_init(s, current, base);
+        *d = (struct policy_decision) { .set = KNOB_UNSET, .mode = MODE_IDLE, .reason = REASON_NONE, .batch_cap = -1 };
+        if (current == base)
+                return;
+        snprintf(d->text, sizeof(d->text), "%s", why[p->baseline]);
+        d->set = base;
+        s->knob = base;
+}
+
 void policy_sync_knob(struct policy_state *s, knob_value actual) {
         s->knob = actual;
 }
@@ -73,6 +91,12 @@ unsigned policy_flips_since(const struct policy_state *s, uint64_t since) {
         for (unsigned i = 0; i < s->n_flips && i < POLICY_FLIP_HISTORY; i++)
                 n += s->flips[i] >= since;
         return n;
+}
+
+static uint64_t whole_pages(uint64_t bytes, uint64_t page_size) {
+        if (page_size == 0)
+                page_size = 4096;
+        return bytes / page_size * page_size;
 }
 
 static void record_flip(struct policy_state *s, uint64_t now) {
@@ -292,20 +316,26 @@ static policy_mode wanted_mode(const struct policy_params *p, const struct polic
         return s->mode; /* in between: keep what we have (hysteresis) */
 }
 
+/* How long an idle daemon may sleep: PSI triggers wake it should pressure
+ * start; without any armed it polls at the sample rate. */
+static uint64_t idle_check(const struct policy_params *p, const struct policy_sample *in) {
+        return in->triggers_armed ? p->idle_check_usec : p->sample_usec;
+}
+
 static uint64_t next_sample(const struct policy_params *p, const struct policy_state *s,
                             const struct policy_sample *in, struct policy_decision *d) {
         /* Could the pool reach its limit before an idle check would notice?
          * The pool itself, batch cgroups included: the prediction leaves out
          * a batch job filling its cap, but that is still worth watching. */
         double pool_ttl = time_to_limit(in->pool, rate_of(&s->pool_rate));
-        bool filling = pool_ttl >= 0 && pool_ttl * USEC_PER_SEC <= (double) p->idle_check_usec;
+        bool filling = pool_ttl >= 0 && pool_ttl * USEC_PER_SEC <= (double) idle_check(p, in);
         bool active = !d->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
                       filling || s->mode != MODE_IDLE || d->held != HELD_NONE;
         uint64_t iv = p->sample_usec;
 
         d->idle = !active;
         if (!active)
-                return p->idle_check_usec;
+                return idle_check(p, in);
         /* Look again well before the predicted time to the limit, either of them. */
         double ttl = d->time_to_limit >= 0 && (pool_ttl < 0 || d->time_to_limit < pool_ttl) ? d->time_to_limit
                                                                                                : pool_ttl;
@@ -349,7 +379,7 @@ static void decide_blind(const struct policy_params *p, struct policy_state *s, 
                 d->reason = disabled ? REASON_DISABLED : REASON_BLIND;
         }
         d->idle = true;
-        d->next_usec = p->idle_check_usec;
+        d->next_usec = idle_check(p, in);
 }
 
 void policy_decide(const struct policy_params *p, struct policy_state *s,
@@ -414,6 +444,7 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                                 d->mode_changed = true;
                                 if (flip) {
                                         d->set = k;
+                                        d->flip = true;
                                         s->knob = k;
                                         record_flip(s, in->now);
                                 }
@@ -423,8 +454,10 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                 /* the caps for the mode we are in now */
                 s->batch_cap = batch_cap(p, s, in, d->cap_text, sizeof(d->cap_text));
                 d->batch_cap = s->batch_cap;
+                d->cap_at_max = d->batch_cap >= 0 && d->batch_cap == p->batch_max;
                 if (d->batch_cap >= 0)
-                        d->cap_bytes = (uint64_t) ((double) in->limit_bytes * d->batch_cap / 100) / 4096 * 4096;
+                        d->cap_bytes = whole_pages((uint64_t) ((double) in->limit_bytes * d->batch_cap / 100),
+                                                   in->page_size);
         }
 
         /* The knob is not what the mode wants: a write failed, or the

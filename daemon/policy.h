@@ -15,19 +15,20 @@ typedef enum {
         MODE_PROTECT,    /* knob on: keep the pool from reaching its limit */
 } policy_mode;
 
+/* The numbers are part of the recording format (record.h): never renumber
+ * one (tests/test-policy.c holds them); a new reason takes the next. */
 typedef enum {
-        REASON_NONE,
-        REASON_POOL_HIGH,    /* pool at or above Pool.HighPercent */
-        REASON_POOL_RISING,  /* pool predicted to hit its limit within the lead time */
-        REASON_PRESSURE,     /* pressure high, stores happening, pool has room */
-        REASON_CALM,         /* pressure low for the hold time */
-        REASON_BLIND,        /* the pool could not be read for POLICY_BLIND_GRACE_USEC */
-        REASON_DISABLED,     /* zswap is disabled: nothing to steer */
-        REASON_RETRY,        /* the knob is not what the mode wants (a failed write, a back-off
-                              * that ended): set it again; not a flip */
-        REASON_BATCH_FULL,   /* the batch cgroups are storing at their caps (added after the
-                              * others: the recording format numbers the reasons) */
-        REASON_POOL_SETTLED, /* protecting, and the pool has settled below Pool.ReleasePercent */
+        REASON_NONE = 0,         /* at start */
+        REASON_POOL_HIGH = 1,    /* pool at or above Pool.HighPercent */
+        REASON_POOL_RISING = 2,  /* pool predicted to hit its limit within the lead time */
+        REASON_PRESSURE = 3,     /* pressure high, stores happening, pool has room */
+        REASON_CALM = 4,         /* pressure low for the hold time */
+        REASON_BLIND = 5,        /* the pool could not be read for POLICY_BLIND_GRACE_USEC */
+        REASON_DISABLED = 6,     /* zswap is disabled: nothing to steer */
+        REASON_RETRY = 7,        /* the knob is not what the mode wants (a failed write, a back-off
+                                  * that ended): set it again; not a flip */
+        REASON_BATCH_FULL = 8,   /* the batch cgroups are storing at their caps */
+        REASON_POOL_SETTLED = 9, /* protecting, and the pool has settled below Pool.ReleasePercent */
 } policy_reason;
 #define POLICY_REASONS (REASON_POOL_SETTLED + 1)
 
@@ -46,6 +47,9 @@ typedef enum { POOL_OK, POOL_UNREADABLE, POOL_DISABLED } policy_pool_state;
 
 typedef enum { HELD_NONE, HELD_DWELL, HELD_CAP } policy_held;
 
+/* What the knob goes back to when calm ([Daemon] Baseline=). */
+typedef enum { POLICY_BASELINE_STARTUP, POLICY_BASELINE_ON, POLICY_BASELINE_OFF } policy_baseline;
+
 struct policy_params {
         double pressure_high, pressure_low; /* percent */
         uint64_t hold_usec;
@@ -57,6 +61,7 @@ struct policy_params {
         uint64_t min_dwell_usec;
         unsigned max_per_minute; /* 0 = no cap; at most POLICY_FLIP_HISTORY */
         uint64_t backoff_usec;   /* after an outside write of the knob; POLICY_BACKOFF_FOREVER */
+        policy_baseline baseline;
         bool batch;              /* there are batch cgroups ([Batch] Cgroups=) */
         double batch_max;        /* [Batch] ZswapMaxPercent */
         bool batch_shrinker_at_cap; /* [Batch] ShrinkerAtCap: rule (a2), REASON_BATCH_FULL */
@@ -75,6 +80,10 @@ struct policy_sample {
          * in all, in percent of the pool limit. */
         unsigned n_batch;
         double batch;
+        /* PSI triggers will wake the daemon: idle, it need only look every
+         * idle_check_usec; without them it polls at sample_usec. */
+        bool triggers_armed;
+        uint64_t page_size;     /* caps are whole pages; 0 = 4096 */
 };
 
 /* A level (percent of the pool limit) and how fast it moves. */
@@ -109,6 +118,8 @@ struct policy_state {
 
 struct policy_decision {
         knob_value set;         /* KNOB_UNSET = leave the knob alone */
+        bool flip;              /* set is a flip (policy_flips_since() counts it); else a
+                                 * retry (REASON_RETRY) or the write at start */
         policy_mode mode;       /* mode after this sample */
         policy_reason reason;
         bool mode_changed;
@@ -129,9 +140,17 @@ struct policy_decision {
         uint64_t next_usec;     /* when to sample next (relative); 0 = only on events */
         char text[256];         /* one-line human reason */
         char cap_text[128];     /* ... and one for batch_cap */
+        bool cap_at_max;        /* batch_cap is [Batch] ZswapMaxPercent (else: the room the rest of
+                                 * the pool leaves) */
 };
 
 void policy_init(struct policy_state *s, knob_value current, knob_value baseline);
+/* Start idle, at the baseline: the knob is current now (KNOB_UNSET: no knob)
+ * and original at start (or as saved by an instance that died). d->set is
+ * the write to the baseline, if any (not a flip). The daemon and replay both
+ * start here. */
+void policy_start(const struct policy_params *p, struct policy_state *s, knob_value current, knob_value original,
+                  struct policy_decision *d);
 /* One sample in, one decision out. d->set is what to write; the manager tells
  * the outcome with policy_sync_knob() when the write fails. */
 void policy_decide(const struct policy_params *p, struct policy_state *s,

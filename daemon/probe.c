@@ -2,7 +2,7 @@
 #include <stdint.h>
 
 #include "log.h"
-#include "manager.h"
+#include "exit-code.h"
 #include "probe.h"
 #include "psi.h"
 #include "snapshot.h"

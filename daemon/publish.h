@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* What the daemon tells others after a sample: the status file in its
- * runtime directory (for "zswap-tuned status") and, with [Metrics]
- * TextfileDirectory=, a Prometheus textfile. Both are written atomically and
- * only when something changed; the metrics at most every 5 s while active
- * and never while idle. */
+/* What the daemon tells others: the status file in its state directory (for
+ * "zswap-tuned status"), written after a sample when something changed, and
+ * with [Metrics] TextfileDirectory= a Prometheus textfile, written at most
+ * every 5 s while active and at least every [Metrics] IntervalSec= (idle
+ * too: a timer armed only when there is a textfile, which re-reads the pool
+ * and the PSI totals, so that its gauges never go stale). restore.c owns
+ * the files; the snapshot is taken from each module's accessor. */
 
 #include <stdio.h>
 
@@ -14,10 +16,12 @@
 
 void publish_take(const struct manager *m, const struct policy_decision *d, const struct pool_sample *pool,
                   struct snapshot *s);
-void publish_metrics_text(const struct manager *m, const struct snapshot *s, FILE *f);
+/* The textfile's text for a snapshot (and the build's version). */
+void publish_metrics_text(const struct snapshot *s, FILE *f);
+/* After a sample. */
 void publish(struct manager *m, const struct policy_decision *d, const struct pool_sample *pool);
+/* At start and reload: (re)arm the metrics timer. */
+void publish_start(struct manager *m);
 /* On exit: nothing stale is left behind. */
 void publish_remove(struct manager *m);
-/* --restore: the metrics file (and temporaries) an instance that was killed
- * left in dir, the configured TextfileDirectory= ("" = none). */
-void publish_remove_stale_metrics(const char *dir);
+void publish_free(struct manager *m);

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "manager.h"
+#include "params.h"
 #include "record.h"
 #include "util.h"
 

@@ -8,13 +8,14 @@
 #include "util.h"
 
 static const char *const warning_names[] = { "cgroup-v1", "no-swap", "zswap-disabled", "psi-window-rounded",
-                                             "pool-unreadable" };
+                                             "pool-unreadable", "save-failed" };
 static const char *const warning_text[] = {
         "memory controller on cgroup v1: the shrinker writes nothing back, flips have no effect",
         "no swap active: zswap stores nothing",
         "zswap is disabled",
         "PSI trigger windows rounded up to 2 s (no CAP_SYS_RESOURCE)",
         "the zswap pool cannot be read",
+        "the original values cannot be saved: monitoring only, nothing is changed until they can be",
 };
 
 void snapshot_format(const struct snapshot *s, bool with_time, FILE *f) {

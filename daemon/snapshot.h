@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "conf.h"
 #include "policy.h"
 
 #define SNAPSHOT_NAME "status"
@@ -21,6 +22,7 @@ enum {
         WARN_ZSWAP_DISABLED = 1 << 2,
         WARN_PSI_WINDOW = 1 << 3,       /* a trigger window was rounded up (no CAP_SYS_RESOURCE) */
         WARN_POOL_UNREADABLE = 1 << 4,
+        WARN_SAVE_FAILED = 1 << 5,      /* originals cannot be saved: nothing is changed */
 };
 
 struct snapshot {
@@ -38,7 +40,10 @@ struct snapshot {
         struct {
                 char path[512];
                 double pct;             /* < 0: no figure (gone, or no delta yet) */
+                bool have_stalled;      /* (live, metrics only:) */
+                uint64_t stalled_usec;  /* the PSI total, some or full (psi_full) */
         } source[SNAPSHOT_MAX_SOURCES];
+        bool psi_full;
         double pool;                    /* percent of the limit */
         uint64_t pool_bytes, stored_bytes, limit_bytes;
         int64_t incomp_pages;           /* stored whole, incompressible; < 0 = unknown (live, status only) */
@@ -46,14 +51,18 @@ struct snapshot {
         double time_to_limit;           /* seconds, < 0 = not rising */
         unsigned n_batch;
         struct {
-                char cgroup[256];
+                char cgroup[CONF_CGROUP_NAME_MAX + 1];
                 uint64_t use;           /* memory.zswap.current */
                 bool capped;
                 uint64_t cap;
+                bool cap_at_max;        /* the cap's reason: ZswapMaxPercent, else the others' room */
                 int64_t incomp;         /* bytes stored whole; < 0 = unknown (live, status only) */
         } batch[SNAPSHOT_MAX_BATCH];
         unsigned flips_last_hour;
         uint64_t flips_total;
+        /* (live, metrics only:) stats.h's counts */
+        uint64_t flips_by_reason[POLICY_REASONS], decisions_by_reason[POLICY_REASONS];
+        uint64_t retries, held_dwell, held_cap;
         unsigned warnings;              /* WARN_* */
 };
 

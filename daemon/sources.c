@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "psi.h"
+#include "snapshot.h"
 #include "sources.h"
 #include "util.h"
 
@@ -173,4 +174,30 @@ void sources_free(struct sources *s) {
         for (unsigned i = 0; i < s->n; i++)
                 close_source(&s->src[i]);
         s->n = 0;
+}
+
+void sources_snapshot(const struct sources *s, struct snapshot *snap) {
+        snap->psi_full = s->type == PSI_FULL;
+        for (unsigned i = 0; i < s->n && snap->n_sources < SNAPSHOT_MAX_SOURCES; i++) {
+                const struct psi_src *src = &s->src[i];
+                if (src->wake_only)
+                        continue;
+                snprintf(snap->source[snap->n_sources].path, sizeof(snap->source[0].path), "%s", src->path);
+                snap->source[snap->n_sources].pct = src->pct;
+                snap->source[snap->n_sources].have_stalled = src->have_total && !src->gone;
+                snap->source[snap->n_sources].stalled_usec = src->total;
+                snap->n_sources++;
+        }
+        if (s->window_rounded)
+                snap->warnings |= WARN_PSI_WINDOW;
+}
+
+void sources_peek_totals(const struct sources *s, struct snapshot *snap) {
+        for (unsigned i = 0; i < snap->n_sources; i++) {
+                uint64_t total;
+                if (snap->source[i].have_stalled &&
+                    psi_read_total(s->kernel, snap->source[i].path, s->type, &total) == 0 &&
+                    total >= snap->source[i].stalled_usec)
+                        snap->source[i].stalled_usec = total;
+        }
 }

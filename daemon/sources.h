@@ -13,7 +13,7 @@
 #include "kernel.h"
 
 struct psi_src {
-        char spec[256];         /* what the config said ("system" for /proc/pressure/memory) */
+        char spec[CONF_CGROUP_NAME_MAX + 1]; /* what the config said ("system" for /proc/pressure/memory) */
         char path[512];         /* memory.pressure below the root prefix */
         int fd;                 /* armed trigger, -1 if none */
         sd_event_source *io;
@@ -46,3 +46,10 @@ double sources_sample(struct sources *s, uint64_t dt);
 /* Is any trigger armed? Without one nothing wakes us: poll. */
 bool sources_armed(const struct sources *s);
 void sources_free(struct sources *s);
+struct snapshot;
+/* Each pressure source (not the batch cgroups' wake-only ones) as of the last
+ * sample: path, pressure, stall total; and WARN_PSI_WINDOW. */
+void sources_snapshot(const struct sources *s, struct snapshot *snap);
+/* Re-read the stall totals into snap (cheap; changes nothing here): the
+ * metrics of an idle daemon. */
+void sources_peek_totals(const struct sources *s, struct snapshot *snap);

@@ -6,87 +6,98 @@
 #include "steer.h"
 #include "util.h"
 
-int steer_probe(struct manager *m) {
-        const char *want = m->conf.knob == KNOB_CHOICE_AUTO || m->conf.knob == KNOB_CHOICE_NONE
-                                   ? NULL
-                                   : knob_choice_to_string(m->conf.knob);
-
-        return knob_probe(&m->knob, &m->kernel, &m->state, want, m->conf.knob == KNOB_CHOICE_NONE);
+void steer_init(struct steer *s, const struct kernel *k, struct restore *r, struct recorder *rec, struct stats *st) {
+        *s = (struct steer) {
+                .kernel = k, .restore = r, .recorder = rec, .stats = st, .knob = { .original = KNOB_UNSET },
+                .policy = { .knob = KNOB_UNSET, .baseline = KNOB_UNSET, .batch_cap = -1 },
+        };
 }
 
-/* Set the knob as the policy decided (or say we would, in a dry run). */
-void steer_act(struct manager *m, knob_value before, const struct policy_decision *d) {
-        struct report_sample rs = manager_report_sample(m);
+int steer_probe(struct steer *s, const char *want, bool monitor_only) {
+        return knob_probe(&s->knob, s->kernel, s->restore, want, monitor_only);
+}
+
+bool steer_act(struct steer *s, bool dry_run, uint64_t now, knob_value before, const struct policy_decision *d,
+               const struct report_sample *rs) {
         int r;
 
-        if (!m->knob.name || d->set == KNOB_UNSET)
-                return;
-        if (!manager_dry_run(m)) {
-                r = knob_write(&m->knob, &m->kernel, &m->state, d->set);
+        if (!s->knob.name || d->set == KNOB_UNSET)
+                return false;
+        if (!dry_run) {
+                r = knob_write(&s->knob, s->kernel, s->restore, d->set);
                 if (r < 0) {
                         /* it is what it is; the policy tries again next sample */
-                        r = knob_read(&m->knob, &m->kernel, &m->state);
-                        policy_sync_knob(&m->policy, r < 0 ? (r == -ENOENT ? KNOB_UNSET : before) : r);
-                        record_failed(&m->recorder, m->last_sample, m->policy.knob);
-                        return;
+                        r = knob_read(&s->knob, s->kernel, s->restore);
+                        policy_sync_knob(&s->policy, r < 0 ? (r == -ENOENT ? KNOB_UNSET : before) : r);
+                        record_failed(s->recorder, now, s->policy.knob);
+                        return false;
                 }
         }
-        m->flips_total++;
-        m->flips_by_reason[d->reason]++;
-        m->last_reason = d->reason;
-        snprintf(m->last_text, sizeof(m->last_text), "%s", d->text);
-        report_flip(&rs, before, d->set, d);
+        report_flip(rs, before, d->set, d);
+        return true;
 }
 
-static knob_value baseline_value(const struct manager *m) {
-        switch (m->conf.baseline) {
-        case BASELINE_ON:
-                return KNOB_ON;
-        case BASELINE_OFF:
-                return KNOB_OFF;
-        default:
-                return m->knob.original;
-        }
-}
-
-/* Start idle, at the baseline. */
-void steer_reset(struct manager *m) {
-        static const char *const why[] = { "at startup", "Baseline=on", "Baseline=off" };
-        struct policy_decision d = { .reason = REASON_NONE, .mode = MODE_IDLE };
-        knob_value current = KNOB_UNSET, base = KNOB_UNSET;
+void steer_start(struct steer *s, const struct policy_params *p, bool dry_run, uint64_t now,
+                 const struct report_sample *rs) {
+        struct policy_decision d;
+        knob_value current = KNOB_UNSET;
         int r;
 
-        if (m->knob.name) {
-                r = knob_read(&m->knob, &m->kernel, &m->state);
-                current = r < 0 ? m->knob.original : (knob_value) r;
-                base = baseline_value(m);
+        if (s->knob.name) {
+                r = knob_read(&s->knob, s->kernel, s->restore);
+                current = r < 0 ? s->knob.original : (knob_value) r;
         }
-        policy_init(&m->policy, current, base);
-        record_init(&m->recorder, m->last_sample, current, m->knob.name ? m->knob.original : KNOB_UNSET);
-        if (current == base)
-                return;
-        snprintf(d.text, sizeof(d.text), "%s", why[m->conf.baseline]);
-        d.set = base;
-        m->policy.knob = base;
-        steer_act(m, current, &d);
+        policy_start(p, &s->policy, current, s->knob.name ? s->knob.original : KNOB_UNSET, &d);
+        record_init(s->recorder, now, current, s->knob.name ? s->knob.original : KNOB_UNSET);
+        (void) steer_act(s, dry_run, now, current, &d, rs);
 }
 
-/* Someone else changed the knob: follow them rather than fight. */
-void steer_outside(struct manager *m, uint64_t now) {
+void steer_outside(struct steer *s, const struct policy_params *p, bool dry_run, uint64_t now) {
+        bool follows = p->baseline == POLICY_BASELINE_STARTUP;
         policy_outside what;
         int r;
 
-        if (!m->knob.name || manager_dry_run(m) || m->policy.knob == KNOB_UNSET)
+        if (!s->knob.name || dry_run || s->policy.knob == KNOB_UNSET)
                 return;
-        r = knob_read(&m->knob, &m->kernel, &m->state);
+        r = knob_read(&s->knob, s->kernel, s->restore);
         if (r == -ENOENT) {
-                policy_sync_knob(&m->policy, KNOB_UNSET); /* gone: nothing to steer */
+                policy_sync_knob(&s->policy, KNOB_UNSET); /* gone: nothing to steer */
                 return;
         }
-        if (r < 0 || r == (int) m->policy.knob)
+        if (r < 0 || r == (int) s->policy.knob)
                 return;
-        what = policy_knob_changed_outside(&m->params, &m->policy, r, m->conf.baseline == BASELINE_STARTUP, now);
-        record_outside(&m->recorder, now, r, m->conf.baseline == BASELINE_STARTUP);
-        knob_adopt(&m->knob, &m->state, r); /* theirs is what to restore on exit, too */
-        report_outside(m->knob.name, r, what, m->params.backoff_usec);
+        what = policy_knob_changed_outside(p, &s->policy, r, follows, now);
+        record_outside(s->recorder, now, r, follows);
+        knob_adopt(&s->knob, s->restore, r); /* theirs is what to restore on exit, too */
+        report_outside(s->knob.name, r, what, p->backoff_usec);
+}
+
+knob_value steer_decide(struct steer *s, const struct policy_params *p, const struct policy_sample *in,
+                        struct policy_decision *d) {
+        knob_value before = s->policy.knob;
+
+        record_sample(s->recorder, in);
+        policy_decide(p, &s->policy, in, d);
+        record_decision(s->recorder, in->now, d, s->policy.knob);
+        return before;
+}
+
+const char *steer_knob_name(const struct steer *s) {
+        return s->knob.name;
+}
+
+knob_value steer_knob_value(const struct steer *s) {
+        return s->knob.name ? s->policy.knob : KNOB_UNSET;
+}
+
+knob_value steer_knob_original(const struct steer *s) {
+        return s->knob.name ? s->knob.original : KNOB_UNSET;
+}
+
+unsigned steer_flips_since(const struct steer *s, uint64_t since) {
+        return policy_flips_since(&s->policy, since);
+}
+
+int steer_restore(struct steer *s) {
+        return knob_restore(&s->knob, s->restore);
 }

@@ -17,17 +17,17 @@
 
 #include "util.h"
 
-/* Open path (never creating it) and make sure it is a regular file: a FIFO
- * would block us, a device (a link to /dev/zero) would never end. Kernel
- * files in /proc, /sys and cgroupfs are regular files too. */
-static int open_regular(const char *path, int flags) {
+/* Open path (never creating it) relative to dir_fd and make sure it is a
+ * regular file: a FIFO would block us, a device (a link to /dev/zero) would
+ * never end. Kernel files in /proc, /sys and cgroupfs are regular files too. */
+static int open_regular_at(int dir_fd, const char *path, int flags) {
         struct stat st;
         int fd;
 
         /* (a FIFO opened for writing without a reader says ENXIO; say what it is) */
-        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-                return S_ISDIR(st.st_mode) ? -EISDIR : -ENOTREGULAR;
-        fd = open(path, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fstatat(dir_fd, path, &st, flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0) == 0 && !S_ISREG(st.st_mode))
+                return S_ISDIR(st.st_mode) ? -EISDIR : S_ISLNK(st.st_mode) ? -ELOOP : -ENOTREGULAR;
+        fd = openat(dir_fd, path, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0) {
@@ -42,15 +42,13 @@ static int open_regular(const char *path, int flags) {
         return fd;
 }
 
-ssize_t read_full_file(const char *path, char *buf, size_t size) {
-        size_t n = 0;
-        int fd;
+static int open_regular(const char *path, int flags) {
+        return open_regular_at(AT_FDCWD, path, flags);
+}
 
-        if (size == 0)
-                return -EINVAL;
-        fd = open_regular(path, O_RDONLY);
-        if (fd < 0)
-                return fd;
+static ssize_t read_fd(int fd, char *buf, size_t size) {
+        size_t n = 0;
+
         while (n < size - 1) {
                 ssize_t k = read(fd, buf + n, size - 1 - n);
                 if (k < 0) {
@@ -67,6 +65,24 @@ ssize_t read_full_file(const char *path, char *buf, size_t size) {
         close(fd);
         buf[n] = '\0';
         return (ssize_t) n;
+}
+
+ssize_t read_full_file(const char *path, char *buf, size_t size) {
+        int fd;
+
+        if (size == 0)
+                return -EINVAL;
+        fd = open_regular(path, O_RDONLY);
+        return fd < 0 ? fd : read_fd(fd, buf, size);
+}
+
+ssize_t read_full_file_at(int dir_fd, const char *name, char *buf, size_t size) {
+        int fd;
+
+        if (size == 0)
+                return -EINVAL;
+        fd = open_regular_at(dir_fd, name, O_RDONLY | O_NOFOLLOW);
+        return fd < 0 ? fd : read_fd(fd, buf, size);
 }
 
 static int write_all(int fd, const char *s, size_t len) {
@@ -128,40 +144,70 @@ const char *err_str(int r) {
         }
 }
 
-int write_file_atomic(const char *path, const char *s, mode_t mode) {
-        char tmp[PATH_MAX];
-        int fd, r;
+/* "<name>.XXXXXX", X from [A-Za-z0-9]: what remove_atomic_temporaries_at() looks for */
+static int temporary_name(const char *name, char *buf, size_t size) {
+        static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        static uint64_t counter;
+        uint64_t x = now_usec() ^ ((uint64_t) getpid() << 20) ^ (++counter * UINT64_C(0x9e3779b97f4a7c15));
+        size_t len = strlen(name);
 
-        if ((size_t) snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
+        if (len + 8 > size || len + 7 > NAME_MAX)
                 return -ENAMETOOLONG;
-        fd = mkostemp(tmp, O_CLOEXEC);
+        memcpy(buf, name, len);
+        buf[len] = '.';
+        for (size_t i = 0; i < 6; i++, x /= 62)
+                buf[len + 1 + i] = chars[x % 62];
+        buf[len + 7] = '\0';
+        return 0;
+}
+
+int write_file_atomic_at(int dir_fd, const char *name, const char *s, mode_t mode, bool durable) {
+        char tmp[NAME_MAX + 1];
+        int fd = -1, r;
+
+        for (int tries = 0; fd < 0 && tries < 16; tries++) {
+                r = temporary_name(name, tmp, sizeof(tmp));
+                if (r < 0)
+                        return r;
+                fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+                if (fd < 0 && errno != EEXIST)
+                        return -errno;
+        }
         if (fd < 0)
-                return -errno;
-        r = fchmod(fd, mode) < 0 ? -errno : 0;
-        /* No fsync(): the rename makes the file whole or absent should the
-         * process die, which is what these files are for; after a power loss
-         * the knob and the caps are back at the kernel's defaults anyway. An
-         * fsync would block an idle daemon on the disk at each status write. */
+                return -EEXIST;
+        r = fchmod(fd, mode) < 0 ? -errno : 0; /* whatever the umask */
         if (r == 0)
                 r = write_all(fd, s, strlen(s));
+        /* Without durable, no fsync(): the rename makes the file whole or
+         * absent should the process die, which is all a status file needs,
+         * and an fsync would block an idle daemon on the disk. The save file
+         * is durable: nothing is changed before it is on the disk. */
+        if (r == 0 && durable && fsync(fd) < 0)
+                r = -errno;
         if (close(fd) < 0 && r == 0)
                 r = -errno;
-        if (r == 0 && rename(tmp, path) < 0)
+        if (r == 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
                 r = -errno;
         if (r < 0)
-                unlink(tmp);
+                (void) unlinkat(dir_fd, tmp, 0);
+        else if (durable && fsync(dir_fd) < 0)
+                r = -errno;
         return r;
 }
 
-unsigned remove_atomic_temporaries(const char *dir, const char *name) {
+unsigned remove_atomic_temporaries_at(int dir_fd, const char *name) {
         size_t len = strlen(name);
         unsigned n = 0;
         struct dirent *e;
-        DIR *d = opendir(dir);
+        int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d = fd < 0 ? NULL : fdopendir(fd);
 
-        if (!d)
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
                 return 0;
-        /* write_file_atomic()'s "<name>.XXXXXX" */
+        }
+        /* write_file_atomic_at()'s "<name>.XXXXXX" */
         while ((e = readdir(d)))
                 if (strncmp(e->d_name, name, len) == 0 && e->d_name[len] == '.' && strlen(e->d_name) == len + 7 &&
                     unlinkat(dirfd(d), e->d_name, 0) == 0)

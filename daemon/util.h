@@ -29,12 +29,15 @@ ssize_t read_full_file(const char *path, char *buf, size_t size);
 int write_string_file(const char *path, const char *s, int64_t fs_magic);
 /* sysfs, proc, cgroupfs, debugfs (statfs f_type) */
 bool is_kernel_fs(int64_t f_type);
-/* Write a file atomically, with this mode: temp file in the same directory, rename. */
-int write_file_atomic(const char *path, const char *s, mode_t mode);
-
-/* Remove what an interrupted write_file_atomic() of dir/name left: the
- * "name.XXXXXX" files. Returns how many. */
-unsigned remove_atomic_temporaries(const char *dir, const char *name);
+/* The same for name in the directory dir_fd, never through a symlink. */
+ssize_t read_full_file_at(int dir_fd, const char *name, char *buf, size_t size);
+/* Write dir_fd/name atomically, with this mode: a temporary "name.XXXXXX"
+ * created next to it (O_EXCL, never through a symlink), renamed into place.
+ * durable: fsync() the file before the rename and the directory after. */
+int write_file_atomic_at(int dir_fd, const char *name, const char *s, mode_t mode, bool durable);
+/* Remove what an interrupted write_file_atomic_at() of name left in dir_fd:
+ * the "name.XXXXXX" files. Returns how many. */
+unsigned remove_atomic_temporaries_at(int dir_fd, const char *name);
 
 /* mkdir -p, new directories with this mode. */
 int mkdir_p(const char *path, mode_t mode);

@@ -102,7 +102,7 @@ static void missing_file_gives_defaults(void **state) {
                                           "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
                                           "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
                                           "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=yes\n"
-                                          "[Metrics]\nTextfileDirectory=/var/lib/x\n",
+                                          "[Metrics]\nTextfileDirectory=/var/lib/x\nIntervalSec=30\n",
                                           err, sizeof(err)),
                          0);
         conf_defaults(&d);
@@ -405,10 +405,10 @@ static void long_lines_are_whole(void **state) {
         snprintf(text, sizeof(text), "[Daemon]\n#%sDryRun=yes\n", pad);
         if (load_long(&c, text, 2))
                 assert_false(c.dry_run);
-        snprintf(text, sizeof(text), "[Pressure]\nCgroups=a %s%sz\n", pad, pad);
+        snprintf(text, sizeof(text), "[Pressure]\nCgroups=a %s/%sz\n", pad, pad);
         if (load_long(&c, text, 2)) {
                 assert_int_equal(c.cgroups.n, 2);
-                assert_int_equal(strlen(c.cgroups.item[1]), 397);
+                assert_int_equal(strlen(c.cgroups.item[1]), 398);
         }
 
         /* and later errors name the right line */

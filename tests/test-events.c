@@ -25,6 +25,8 @@
 
 #include "log.h"
 #include "manager.h"
+#include "exit-code.h"
+#include "restore.h"
 #include "savefile.h"
 #include "testutil.h"
 #include "util.h"
@@ -137,7 +139,7 @@ static void manager_for(struct ev *e, struct manager *m, const char *config) {
         manager_init(m);
         m->config_path = e->conf;
         m->use_udev = false;
-        snprintf(m->state.dir, sizeof(m->state.dir), "%s", e->state);
+        snprintf(m->state_dir, sizeof(m->state_dir), "%s", e->state);
         kernel_init(&m->kernel, e->root);
         if (manager_load_config(m, err, sizeof(err)) < 0)
                 fail_msg("config: %s", err);
@@ -165,7 +167,7 @@ static void signals_reload_and_restore(void **state) {
         manager_free(&m); /* the child has its own */
         assert_true(await_notify(e, "READY=1", 10000));
         assert_string_equal(knob(e), "N"); /* Baseline=off, written before READY */
-        assert_int_equal(savefile_read(e->state, &sv), 0);
+        assert_int_equal(tu_savefile_read(e->state, &sv), 0);
         assert_int_equal(sv.value, KNOB_ON);
 
         tu_write(e->root, "/zswap-tuned.conf", "[Daemon]\nBaseline=on\n");
@@ -185,7 +187,7 @@ static void signals_reload_and_restore(void **state) {
         assert_true(WIFEXITED(status));
         assert_int_equal(WEXITSTATUS(status), 0);
         assert_string_equal(knob(e), "Y");
-        assert_int_equal(savefile_read(e->state, &sv), -ENOENT);
+        assert_int_equal(tu_savefile_read(e->state, &sv), -ENOENT);
 }
 
 /* An event asks for a sample right after one: kick() waits for MinSampleMs,
@@ -203,9 +205,9 @@ static void kick_is_rate_limited(void **state) {
         first = m.last_sample;
         m.sources.wake(m.sources.userdata); /* as a PSI trigger would */
         assert_int_equal(m.last_sample, first);
-        assert_non_null(m.timer);
-        sd_event_source_get_enabled(m.timer, &enabled);
-        sd_event_source_get_time(m.timer, &when);
+        assert_non_null(m.sched.timer);
+        sd_event_source_get_enabled(m.sched.timer, &enabled);
+        sd_event_source_get_time(m.sched.timer, &when);
         assert_int_not_equal(enabled, SD_EVENT_OFF);
         assert_true(when >= first + 200 * USEC_PER_MSEC && when < first + 1000 * USEC_PER_MSEC);
         /* the loop runs that timer: one more sample, not before MinSampleMs */
@@ -236,13 +238,13 @@ static void idle_check_rides_on_the_watchdog(void **state) {
         manager_for(e, &m, "[Pool]\nIdleCheckSec=1\n");
         assert_int_equal(manager_start(&m, loop), 0);
         /* the first sample has no pressure delta yet: one more, then idle */
-        while (!m.idle) {
+        while (!m.sched.idle) {
                 assert_true(sd_event_run(loop, 5 * USEC_PER_SEC) > 0);
                 drain(e, "");
         }
-        assert_non_null(m.watchdog);
-        if (m.timer)
-                sd_event_source_get_enabled(m.timer, &enabled);
+        assert_non_null(m.sched.watchdog);
+        if (m.sched.timer)
+                sd_event_source_get_enabled(m.sched.timer, &enabled);
         assert_int_equal(enabled, SD_EVENT_OFF); /* nothing but the pings */
         t0 = last = m.last_sample;
         while (pings < 25) {
@@ -298,7 +300,8 @@ static void removed_cgroup_trigger_reports_epollerr(void **state) {
         while (m.last_sample == before)
                 assert_true(sd_event_run(loop, 5 * USEC_PER_SEC) > 0);
         /* without a trigger it polls at the sample rate */
-        assert_int_equal(m.params.idle_check_usec, m.params.sample_usec);
+        assert_true(m.sched.idle);
+        assert_int_equal(m.sched.idle_check, m.params.sample_usec);
         manager_free(&m);
         sd_event_unref(loop);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kernel.h"
+#include "restore.h"
 #include "savefile.h"
 #include "testutil.h"
 #include "util.h"
@@ -209,16 +210,16 @@ static void savefile_round_trip_and_restore(void **state) {
         kernel_init(&k, root);
         snprintf(dir, sizeof(dir), "%s/run/zswap-tuned", root); /* does not exist yet */
 
-        assert_int_equal(savefile_read(dir, &back), -ENOENT);
-        assert_int_equal(savefile_restore(&k, dir), 0); /* nothing saved: nothing to do */
+        assert_int_equal(tu_savefile_read(dir, &back), -ENOENT);
+        assert_int_equal(restore_run(&k, dir, ""), 0); /* nothing saved: nothing to do */
         assert_int_equal(mkdir_p(dir, 0700), 0);        /* state_lock() makes it */
         sv.n_caps = 2;
         snprintf(sv.caps[0].path, sizeof(sv.caps[0].path), "/sys/fs/cgroup/batch/memory.zswap.max");
         snprintf(sv.caps[0].value, sizeof(sv.caps[0].value), "max");
         snprintf(sv.caps[1].path, sizeof(sv.caps[1].path), "/sys/fs/cgroup/gone/memory.zswap.max");
         snprintf(sv.caps[1].value, sizeof(sv.caps[1].value), "4096");
-        assert_int_equal(savefile_write(dir, &sv), 0);
-        assert_int_equal(savefile_read(dir, &back), 0);
+        assert_int_equal(tu_savefile_write(dir, &sv), 0);
+        assert_int_equal(tu_savefile_read(dir, &back), 0);
         assert_string_equal(back.knob, "shrinker_enabled");
         assert_int_equal(back.value, KNOB_OFF);
         assert_int_equal(back.n_caps, 2);
@@ -226,16 +227,16 @@ static void savefile_round_trip_and_restore(void **state) {
         assert_string_equal(back.caps[1].value, "4096");
 
         /* restores what it can; a cgroup that is gone is not an error */
-        assert_int_equal(savefile_restore(&k, dir), 0);
+        assert_int_equal(restore_run(&k, dir, ""), 0);
         assert_string_equal(tu_read(root, ZSWAP_PARAMS "/shrinker_enabled", buf, sizeof(buf)), "N");
         assert_string_equal(tu_read(root, "/sys/fs/cgroup/batch/memory.zswap.max", buf, sizeof(buf)), "max");
-        assert_int_equal(savefile_read(dir, &back), -ENOENT);
+        assert_int_equal(tu_savefile_read(dir, &back), -ENOENT);
 
         /* nothing left to save: the file goes away */
-        assert_int_equal(savefile_write(dir, &sv), 0);
+        assert_int_equal(tu_savefile_write(dir, &sv), 0);
         sv = (struct saved) { 0 };
-        assert_int_equal(savefile_write(dir, &sv), 0);
-        assert_int_equal(savefile_read(dir, &back), -ENOENT);
+        assert_int_equal(tu_savefile_write(dir, &sv), 0);
+        assert_int_equal(tu_savefile_read(dir, &back), -ENOENT);
 }
 
 static void savefile_keeps_what_is_valid(void **state) {
@@ -309,7 +310,7 @@ static void restore_refuses_foreign_paths(void **state) {
                  "ZSWAP_MAX=0 /victim\nZSWAP_MAX=0 /sys/fs/cgroup/l/memory.zswap.max\n"
                  "KNOB=shrinker_enabled\nVALUE=N\nZSWAP_MAX=max /sys/fs/cgroup/b/memory.zswap.max\n"
                  "ZSWAP_MAX=max /sys/fs/cgroup/new/memory.zswap.max\n");
-        assert_int_equal(savefile_restore(&k, dir), -EBADMSG); /* refused: said, never retried */
+        assert_int_equal(restore_run(&k, dir, ""), -EBADMSG); /* refused: said, never retried */
         assert_string_equal(tu_read(root, "/victim", buf, sizeof(buf)), "precious");
         assert_string_equal(tu_read(root, ZSWAP_PARAMS "/shrinker_enabled", buf, sizeof(buf)), "N");
         assert_string_equal(tu_read(root, "/sys/fs/cgroup/b/memory.zswap.max", buf, sizeof(buf)), "max");
@@ -359,8 +360,8 @@ static void savefile_fifo_and_leftovers(void **state) {
         snprintf(p, sizeof(p), "%s/" SAVEFILE_NAME, dir);
         assert_int_equal(mkfifo(p, 0600), 0);
         /* a FIFO save file does not hang --restore */
-        assert_int_equal(savefile_read(dir, &s), -ENOTREGULAR);
-        assert_true(savefile_restore(&k, dir) < 0);
+        assert_int_equal(tu_savefile_read(dir, &s), -ENOTREGULAR);
+        assert_true(restore_run(&k, dir, "") < 0);
         /* the temporary file of an interrupted write is removed, nothing else */
         snprintf(p, sizeof(p), "%s/" SAVEFILE_NAME ".Ab12Cd", dir);
         assert_int_equal(access(p, F_OK), -1);

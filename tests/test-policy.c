@@ -27,7 +27,8 @@ static struct policy_params params(void) {
 static struct policy_decision sample(const struct policy_params *p, struct policy_state *s, double t,
                                      double pressure, bool stores, double pool, double batch, unsigned n_batch) {
         struct policy_sample in = { .now = S(t), .pressure_valid = true, .pressure = pressure,
-                                    .stores = stores, .pool = pool, .batch = batch, .n_batch = n_batch };
+                                    .stores = stores, .pool = pool, .batch = batch, .n_batch = n_batch,
+                                    .triggers_armed = true };
         struct policy_decision d;
 
         policy_decide(p, s, &in, &d);
@@ -49,6 +50,83 @@ static struct policy_decision step_batch(const struct policy_params *p, struct p
 static struct policy_decision step_full(const struct policy_params *p, struct policy_state *s, double t,
                                         double pressure, bool stores, double pool, double batch) {
         return sample(p, s, t, pressure, stores, pool, batch, 1);
+}
+
+/* The recording format (record.h) stores reasons by number: a renumbered
+ * reason would replay old recordings wrong. */
+static void reasons_keep_their_numbers(void **state) {
+        static const struct { policy_reason r; int n; const char *name; } want[] = {
+                { REASON_NONE, 0, "none" },         { REASON_POOL_HIGH, 1, "pool-high" },
+                { REASON_POOL_RISING, 2, "pool-rising" }, { REASON_PRESSURE, 3, "pressure" },
+                { REASON_CALM, 4, "calm" },         { REASON_BLIND, 5, "blind" },
+                { REASON_DISABLED, 6, "zswap-disabled" }, { REASON_RETRY, 7, "retry" },
+                { REASON_BATCH_FULL, 8, "batch-full" }, { REASON_POOL_SETTLED, 9, "pool-settled" },
+        };
+        assert_int_equal(POLICY_REASONS, ELEMENTSOF(want));
+        for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+                assert_int_equal((int) want[i].r, want[i].n);
+                assert_string_equal(policy_reason_to_string(want[i].r), want[i].name);
+        }
+}
+
+/* The start: to the baseline, which is no flip. */
+static void start_goes_to_the_baseline(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.baseline = POLICY_BASELINE_STARTUP;
+        policy_start(&p, &s, KNOB_ON, KNOB_ON, &d);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_int_equal(s.baseline, KNOB_ON);
+        /* a value left by an instance that died: back to the saved original */
+        policy_start(&p, &s, KNOB_OFF, KNOB_ON, &d);
+        assert_int_equal(d.set, KNOB_ON);
+        assert_false(d.flip);
+        assert_string_equal(d.text, "at startup");
+        p.baseline = POLICY_BASELINE_OFF;
+        policy_start(&p, &s, KNOB_ON, KNOB_ON, &d);
+        assert_int_equal(d.set, KNOB_OFF);
+        assert_int_equal(s.knob, KNOB_OFF);
+        assert_string_equal(d.text, "Baseline=off");
+        assert_int_equal(policy_flips_since(&s, 0), 0);
+        /* no knob: nothing to set, whatever the baseline */
+        policy_start(&p, &s, KNOB_UNSET, KNOB_UNSET, &d);
+        assert_int_equal(d.set, KNOB_UNSET);
+}
+
+/* Without armed PSI triggers nothing wakes an idle daemon: it polls. */
+static void idle_without_triggers_polls(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+        struct policy_sample in = { .now = S(100), .pressure_valid = true, .pool = 5, .triggers_armed = false };
+
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        policy_decide(&p, &s, &in, &d);
+        assert_true(d.idle);
+        assert_int_equal(d.next_usec, p.sample_usec);
+}
+
+/* Caps are whole pages of the kernel's size (4 K, 16 K, 64 K). */
+static void caps_are_whole_pages(void **state) {
+        struct policy_params p = params();
+        static const uint64_t sizes[] = { 4096, 16384, 65536 };
+
+        p.batch = true;
+        p.batch_max = 50;
+        for (size_t i = 0; i < ELEMENTSOF(sizes); i++) {
+                struct policy_state s;
+                struct policy_decision d;
+                struct policy_sample in = { .now = S(100), .pressure_valid = true, .pool = 20, .n_batch = 1,
+                                            .batch = 10, .limit_bytes = 1000000007, .page_size = sizes[i],
+                                            .triggers_armed = true };
+                policy_init(&s, KNOB_OFF, KNOB_OFF);
+                policy_decide(&p, &s, &in, &d);
+                assert_true(d.batch_cap > 0);
+                assert_int_equal(d.cap_bytes % sizes[i], 0);
+                assert_true(d.cap_bytes + sizes[i] > (uint64_t) (1000000007.0 * d.batch_cap / 100));
+        }
 }
 
 static void idle_stays_idle(void **state) {
@@ -1047,6 +1125,10 @@ static void wobble_at_the_fast_rate_is_no_fill_rate(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(reasons_keep_their_numbers),
+                cmocka_unit_test(start_goes_to_the_baseline),
+                cmocka_unit_test(idle_without_triggers_polls),
+                cmocka_unit_test(caps_are_whole_pages),
                 cmocka_unit_test(idle_stays_idle),
                 cmocka_unit_test(pressure_with_stores_turns_off),
                 cmocka_unit_test(pressure_needs_stores_and_room),

@@ -19,9 +19,10 @@
 
 #include "log.h"
 #include "manager.h"
+#include "exit-code.h"
+#include "restore.h"
 #include "savefile.h"
 #include "snapshot.h"
-#include "state.h"
 #include "testutil.h"
 #include "util.h"
 
@@ -130,7 +131,7 @@ static int start(struct fake *f, const char *config) {
         manager_init(&f->m);
         f->m.config_path = f->conf;
         f->m.use_udev = false;
-        snprintf(f->m.state.dir, sizeof(f->m.state.dir), "%s", f->state);
+        snprintf(f->m.state_dir, sizeof(f->m.state_dir), "%s", f->state);
         kernel_init(&f->m.kernel, f->root);
         if (manager_load_config(&f->m, err, sizeof(err)) < 0)
                 fail_msg("config: %s", err);
@@ -181,7 +182,7 @@ static void full_cycle(void **state) {
         assert_logged(f, "KNOB_VALUE=N PREVIOUS_VALUE=Y MODE=throughput REASON=pressure");
         assert_string_equal(f->m.report.status, "Favouring stores, shrinker_enabled=N, pressure 30.0%, pool 12% of limit");
         /* the original value was saved before the write */
-        assert_int_equal(savefile_read(f->state, &sv), 0);
+        assert_int_equal(tu_savefile_read(f->state, &sv), 0);
         assert_int_equal(sv.value, KNOB_ON);
 
         at(f, 2, 30, 500, 60);
@@ -195,9 +196,9 @@ static void full_cycle(void **state) {
          * below ReleasePercent (80%, HighPercent - 5), before HoldSec of calm */
         at(f, 4, 0, 0, 30);
         assert_string_equal(knob(f), "Y");
-        assert_int_equal(f->m.policy.mode, MODE_PROTECT);
+        assert_int_equal(f->m.steer.policy.mode, MODE_PROTECT);
         at(f, 4.5, 0, 0, 5);
-        assert_int_equal(f->m.policy.mode, MODE_IDLE);
+        assert_int_equal(f->m.steer.policy.mode, MODE_IDLE);
         assert_logged(f, "Mode: Idle (shrinker already on)");
         assert_int_equal(count_logged(f, "Shrinker off"), 1); /* the knob stays at its baseline, Y */
         at(f, 9, 0, 0, 5);
@@ -224,7 +225,7 @@ static void restore_puts_everything_back(void **state) {
         assert_int_equal(manager_restore(&f->m), 0);
         assert_string_equal(knob(f), "Y");
         assert_logged(f, "Restored shrinker_enabled to its original value Y");
-        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
 }
 
 /* The shipped defaults near the limit: stores are no longer favoured, and
@@ -241,7 +242,7 @@ static void near_limit_goes_back_to_baseline(void **state) {
         assert_logged(f, "MODE=idle REASON=pool-rising");
         at(f, 3, 30, 500, 86);
         assert_int_equal(count_logged(f, "Shrinker"), 2);
-        assert_int_equal(f->m.policy.mode, MODE_IDLE);
+        assert_int_equal(f->m.steer.policy.mode, MODE_IDLE);
         assert_string_equal(f->m.report.status, "Idle, shrinker_enabled=Y, pressure 30.0%, pool 86% of limit");
         /* room again, pressure still high: favour stores again */
         at(f, 4, 30, 500, 60);
@@ -261,7 +262,7 @@ static void near_limit_never_turns_the_shrinker_on(void **state) {
                 at(f, t, 30, 500, 40 + 12 * t);
         assert_string_equal(knob(f), "N");
         assert_false(logged(f, "Shrinker on"));
-        assert_int_equal(f->m.policy.mode, MODE_IDLE);
+        assert_int_equal(f->m.steer.policy.mode, MODE_IDLE);
 }
 
 static void prediction_acts_before_the_limit(void **state) {
@@ -312,7 +313,7 @@ static void dry_run_never_writes(void **state) {
         assert_string_equal(f->m.report.status, "Favouring stores, shrinker_enabled=N, pressure 30.0%, pool 12% of limit (dry run)");
         at(f, 2, 30, 500, 90);
         assert_logged(f, "Would set shrinker_enabled=Y: pool at 90%");
-        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
         manager_restore(&f->m);
         assert_string_equal(knob(f), "Y");
 }
@@ -353,14 +354,47 @@ static void outside_change_while_idle_becomes_baseline(void **state) {
         assert_string_equal(knob(f), "N"); /* the admin's value, not the startup one */
 }
 
+/* Fail closed (issue 22, finding 2): an original that cannot be saved is
+ * never changed. The save file's name taken by a directory makes every save
+ * fail (EISDIR at the rename), as a full file system does. */
+static void unsaved_original_changes_nothing(void **state) {
+        struct fake *f = *state;
+        char path[PATH_MAX], buf[65536];
+        struct snapshot snap;
+
+        tu_write(f->root, "/run/" SAVEFILE_NAME "/x", "\n");
+        assert_int_equal(start(f, QUICK "[Daemon]\nBaseline=off\n"), 0);
+        assert_string_equal(knob(f), "Y");
+        for (int i = 1; i <= 5; i++)
+                at(f, i, 0, 0, 10);
+        assert_string_equal(knob(f), "Y");
+        assert_int_equal(count_logged(f, "changing nothing (monitoring only)"), 1);
+        snprintf(path, sizeof(path), "%s/" SNAPSHOT_NAME, f->state);
+        assert_true(read_full_file(path, buf, sizeof(buf)) > 0);
+        assert_int_equal(snapshot_parse(buf, &snap), 0);
+        assert_true(snap.warnings & WARN_SAVE_FAILED);
+        /* once it can be saved, it is, and then changed */
+        snprintf(path, sizeof(path), "%s/" SAVEFILE_NAME, f->state);
+        tu_rm_rf(path);
+        at(f, 6, 0, 0, 10);
+        assert_logged(f, "again; steering resumes");
+        assert_string_equal(knob(f), "N");
+        struct saved sv;
+        assert_int_equal(tu_savefile_read(f->state, &sv), 0);
+        assert_int_equal(sv.value, KNOB_ON);
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(knob(f), "Y");
+}
+
 static void leftover_savefile_is_the_original(void **state) {
         struct fake *f = *state;
 
         /* A previous instance was SIGKILLed with the knob at Y; it had saved N. */
         struct saved sv = { .knob = "shrinker_enabled", .value = KNOB_OFF };
-        assert_int_equal(savefile_write(f->state, &sv), 0);
+        assert_int_equal(tu_savefile_write(f->state, &sv), 0);
         assert_int_equal(start(f, QUICK), 0);
-        assert_logged(f, "a previous run left shrinker_enabled=Y; its original value N is the one to restore");
+        assert_logged(f, "left by an instance that was killed: putting back what it changed");
+        assert_logged(f, "Restored shrinker_enabled to its original value N");
         assert_string_equal(knob(f), "N");
         at(f, 1, 0, 0, 90);
         assert_string_equal(knob(f), "Y");
@@ -499,13 +533,13 @@ static void batch_cgroup_capped_from_the_start(void **state) {
         assert_logged(f, "Capped the zswap use of batch.slice at 131.8 MiB (68% of the pool limit): what the rest "
                          "of the pool (10%) leaves below 77.5%");
         assert_logged(f, "CGROUP=batch.slice");
-        assert_int_equal(savefile_read(f->state, &sv), 0);
+        assert_int_equal(tu_savefile_read(f->state, &sv), 0);
         assert_int_equal(sv.n_caps, 1);
         assert_string_equal(sv.caps[0].value, "max");
 
         /* pressure: the room below LowPercent only */
         at(f, 1, 30, 500, 12);
-        assert_int_equal(f->m.policy.mode, MODE_THROUGHPUT);
+        assert_int_equal(f->m.steer.policy.mode, MODE_THROUGHPUT);
         at(f, 2, 30, 500, 12);
         assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 58));
         assert_logged(f, "Moved the zswap cap of batch.slice to");
@@ -520,14 +554,14 @@ static void batch_cgroup_capped_from_the_start(void **state) {
         /* calm: the idle room again, but still capped */
         at(f, 4, 0, 0, 12);
         at(f, 10, 0, 0, 12);
-        assert_int_equal(f->m.policy.mode, MODE_IDLE);
+        assert_int_equal(f->m.steer.policy.mode, MODE_IDLE);
         assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 65.5));
 
         /* SIGTERM: restored, nothing left in the save file */
         assert_int_equal(manager_restore(&f->m), 0);
         assert_string_equal(zswap_max(f), "max");
         assert_logged(f, "Lifted the zswap cap of batch.slice (memory.zswap.max back to max)");
-        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
 }
 
 /* A batch job fills the pool with no pressure anywhere, up to its cap: the
@@ -553,9 +587,9 @@ static void batch_fills_to_its_cap(struct fake *f, const char *extra) {
         at(f, 4, 0, 500, 65);
         /* 10 %/s and more, 35 % left: unbounded, that would be protected against */
         assert_string_equal(knob(f), "N");
-        assert_int_equal(f->m.policy.mode, MODE_IDLE);
+        assert_int_equal(f->m.steer.policy.mode, MODE_IDLE);
         assert_float_equal(f->m.pressure, 0, 0);
-        assert_int_equal(f->m.policy.n_flips, 0);
+        assert_int_equal(f->m.steer.policy.n_flips, 0);
         assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
         /* at its cap and still storing */
         batch_use(f, 59);
@@ -571,8 +605,8 @@ static void batch_filling_the_pool_is_capped_not_protected(void **state) {
         for (int t = 6; t <= 12; t++)
                 at(f, t, 0, 500, 69);
         assert_string_equal(knob(f), "N");
-        assert_int_equal(f->m.policy.mode, MODE_IDLE);
-        assert_int_equal(f->m.policy.n_flips, 0);
+        assert_int_equal(f->m.steer.policy.mode, MODE_IDLE);
+        assert_int_equal(f->m.steer.policy.n_flips, 0);
         assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
 }
 
@@ -584,7 +618,7 @@ static void batch_at_its_cap_with_shrinker_at_cap(void **state) {
 
         batch_fills_to_its_cap(f, "ShrinkerAtCap=yes\n");
         assert_string_equal(knob(f), "Y");
-        assert_int_equal(f->m.policy.mode, MODE_PROTECT);
+        assert_int_equal(f->m.steer.policy.mode, MODE_PROTECT);
         assert_logged(f, "REASON=batch-full");
         /* ... and so says the status file zswap-tuned status reads */
         {
@@ -604,8 +638,8 @@ static void batch_at_its_cap_with_shrinker_at_cap(void **state) {
         for (int t = 6; t <= 12; t++)
                 at(f, t, 0, t == 6 ? 500 : 0, 10);
         assert_string_equal(knob(f), "N");
-        assert_int_equal(f->m.policy.mode, MODE_IDLE);
-        assert_int_equal(f->m.policy.n_flips, 2);
+        assert_int_equal(f->m.steer.policy.mode, MODE_IDLE);
+        assert_int_equal(f->m.steer.policy.n_flips, 2);
 }
 
 static void batch_cap_survives_sigkill(void **state) {
@@ -617,11 +651,11 @@ static void batch_cap_survives_sigkill(void **state) {
         tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "12345\n");
         snprintf(sv.caps[0].path, sizeof(sv.caps[0].path), "/sys/fs/cgroup/batch.slice/memory.zswap.max");
         snprintf(sv.caps[0].value, sizeof(sv.caps[0].value), "max");
-        assert_int_equal(savefile_write(f->state, &sv), 0);
+        assert_int_equal(tu_savefile_write(f->state, &sv), 0);
         assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
-        assert_logged(f, "Restored /sys/fs/cgroup/batch.slice/memory.zswap.max to max, left capped by a previous run");
+        assert_logged(f, "Restored /sys/fs/cgroup/batch.slice/memory.zswap.max to max");
         assert_string_equal(zswap_max(f), "max");
-        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
 }
 
 static void batch_without_v2_is_said_once(void **state) {
@@ -728,7 +762,7 @@ static void reload_into_dry_run_restores(void **state) {
         assert_int_equal(manager_reload(&f->m), 0);
         assert_string_equal(knob(f), "Y");
         assert_string_equal(zswap_max(f), "max");
-        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
         at(f, 2, 30, 500, 12);
         at(f, 3, 30, 500, 12);
         assert_string_equal(knob(f), "Y");
@@ -754,14 +788,14 @@ static void failing_knob_write_said_once(void **state) {
                 at(f, t, 30, 500, 12);
         assert_int_equal(count_logged(f, "Cannot set shrinker_enabled=N: not a regular file"), 1);
         assert_int_equal(count_logged(f, "Shrinker off"), 0);
-        assert_int_equal(f->m.policy.n_flips, 1); /* the one decision, not each retry */
+        assert_int_equal(f->m.steer.policy.n_flips, 1); /* the one decision, not each retry */
         unlink(path);
         tu_write(f->root, ZSWAP_PARAMS "/shrinker_enabled", "Y\n");
         at(f, 31, 30, 500, 12);
         assert_string_equal(knob(f), "N");
         assert_logged(f, "Set shrinker_enabled=N after 30 failed attempts");
         assert_int_equal(count_logged(f, "Shrinker off"), 1);
-        assert_int_equal(f->m.policy.n_flips, 1);
+        assert_int_equal(f->m.steer.policy.n_flips, 1);
 }
 
 /* Defect: a hand-started second instance restored the service's caps,
@@ -776,17 +810,17 @@ static void second_instance_refused(void **state) {
         assert_string_equal(knob(f), "N");
         manager_init(&m2);
         m2.use_udev = false;
-        snprintf(m2.state.dir, sizeof(m2.state.dir), "%s", f->state);
+        snprintf(m2.state_dir, sizeof(m2.state_dir), "%s", f->state);
         kernel_init(&m2.kernel, f->root);
         assert_int_equal(manager_start(&m2, NULL), EXIT_RUNNING);
         assert_int_equal(manager_restore(&m2), 0);
         manager_free(&m2);
-        assert_logged(f, "Another zswap-tuned is running: it holds the state directory");
+        assert_logged(f, "Another zswap-tuned is running: it holds");
         assert_string_equal(knob(f), "N");
-        assert_int_equal(savefile_read(f->state, &sv), 0);
+        assert_int_equal(tu_savefile_read(f->state, &sv), 0);
         assert_int_equal(sv.value, KNOB_ON);
         /* --restore refuses too */
-        assert_int_equal(state_restore(&f->m.kernel, f->state), -EBUSY);
+        assert_int_equal(restore_run(&f->m.kernel, f->state, ""), -EBUSY);
         assert_string_equal(knob(f), "N");
 }
 
@@ -805,7 +839,7 @@ static void removed_batch_cgroup_is_forgotten(void **state) {
         assert_int_equal(count_logged(f, "Batch: /sys/fs/cgroup/batch.slice/memory.zswap.max is gone; forgetting its cap"),
                          1);
         /* the save file keeps the knob's original, no cap */
-        assert_int_equal(savefile_read(f->state, &sv), 0);
+        assert_int_equal(tu_savefile_read(f->state, &sv), 0);
         assert_int_equal(sv.n_caps, 0);
         for (int t = 2; t <= 20; t++)
                 at(f, t, 30, 500, t < 10 ? 12 : 40);
@@ -818,7 +852,7 @@ static void removed_batch_cgroup_is_forgotten(void **state) {
         at(f, 21, 30, 500, 12);
         assert_string_not_equal(zswap_max(f), "max");
         assert_logged(f, "Batch: /sys/fs/cgroup/batch.slice/memory.zswap.max is there now");
-        assert_int_equal(savefile_read(f->state, &sv), 0);
+        assert_int_equal(tu_savefile_read(f->state, &sv), 0);
         assert_int_equal(sv.n_caps, 1);
         assert_string_equal(sv.caps[0].value, "max");
 
@@ -828,7 +862,7 @@ static void removed_batch_cgroup_is_forgotten(void **state) {
         assert_int_equal(count_logged(f, "is gone; forgetting its cap"), 2);
         assert_false(logged(f, "Lifted the zswap cap"));
         assert_false(logged(f, "Cannot"));
-        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
         assert_int_equal(access(path, F_OK), -1);
 }
 
@@ -847,7 +881,7 @@ static void knob_file_vanishes(void **state) {
         assert_int_equal(count_logged(f, "is gone; nothing to steer or restore there"), 1);
         assert_int_equal(manager_restore(&f->m), 0);
         assert_false(logged(f, "Cannot"));
-        assert_int_equal(savefile_read(f->state, &sv), -ENOENT);
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
         assert_int_equal(access(path, F_OK), -1);
 }
 
@@ -931,8 +965,9 @@ static void tampered_savefile_at_startup(void **state) {
         assert_logged(f, "/run/" SAVEFILE_NAME ":5: a second KNOB= line; ignoring it");
         assert_string_equal(tu_read(f->root, "/etc/victim", buf, sizeof(buf)), "precious");
         assert_string_equal(tu_read(f->root, "/sys/fs/cgroup/x.service/cgroup.kill", buf, sizeof(buf)), "0");
-        /* the valid knob line is the original to restore */
-        assert_logged(f, "its original value N is the one to restore");
+        /* the valid knob line is the original, put back at once */
+        assert_logged(f, "Restored shrinker_enabled to its original value N");
+        assert_string_equal(knob(f), "N");
         assert_int_equal(manager_restore(&f->m), 0);
         assert_string_equal(knob(f), "N");
 }
@@ -977,6 +1012,7 @@ int main(void) {
                 T(dry_run_never_writes),
                 T(dwell_holds_back_once),
                 T(outside_change_while_idle_becomes_baseline),
+                T(unsaved_original_changes_nothing),
                 T(leftover_savefile_is_the_original),
                 T(no_knob_means_monitor_only),
                 T(forced_knob_must_exist),

@@ -12,6 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <errno.h>
+#include <fcntl.h>
+
+#include "savefile.h"
 #include "testutil.h"
 #include "util.h"
 
@@ -75,4 +79,32 @@ const char *tu_read(const char *root, const char *rel, char *buf, size_t size) {
         if (n > 0 && buf[n - 1] == '\n')
                 buf[n - 1] = '\0';
         return buf;
+}
+
+int tu_savefile_read(const char *dir, struct saved *s) {
+        char path[4096], buf[SAVEFILE_MAX];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "%s/" SAVEFILE_NAME, dir);
+        n = read_full_file(path, buf, sizeof(buf));
+        if (n < 0)
+                return (int) n;
+        return parse_savefile(buf, path, s);
+}
+
+int tu_savefile_write(const char *dir, const struct saved *s) {
+        char buf[SAVEFILE_MAX];
+        int n = savefile_format(s, buf, sizeof(buf)), fd, r;
+
+        if (n < 0)
+                return n;
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (n == 0)
+                r = unlinkat(fd, SAVEFILE_NAME, 0) < 0 && errno != ENOENT ? -errno : 0;
+        else
+                r = write_file_atomic_at(fd, SAVEFILE_NAME, buf, 0600, false);
+        close(fd);
+        return r;
 }

@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The restore engine (daemon/restore.c) against a fake /proc and /sys
+# (--root): its locks, fail-closed saves and the directories it writes in.
+# One case per finding of issue 22; each failed on 0.2. The cases that need
+# another user or a mount namespace need root (they skip without it, and
+# fail instead under CI=true).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+W=$(mktemp -d /tmp/zswap-tuned-restore.XXXXXX)
+chmod 755 "$W" # other users walk through it (as nobody below)
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+P=$W/root/sys/module/zswap/parameters
+mkdir -p "$P" "$W/root/proc/pressure" "$W/root/proc/self"
+echo Y > "$P/enabled"; echo 20 > "$P/max_pool_percent"; echo Y > "$P/shrinker_enabled"
+echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=0" > "$W/root/proc/pressure/memory"
+printf 'MemTotal: 1000000 kB\nZswap: 1000 kB\nZswapped: 3000 kB\n' > "$W/root/proc/meminfo"
+printf 'pswpout 0\nzswpout 0\nzswpwb 0\n' > "$W/root/proc/vmstat"
+printf 'Filename Type Size Used Priority\n' > "$W/root/proc/swaps"
+echo "0::/" > "$W/root/proc/self/cgroup"
+knob() { cat "$P/shrinker_enabled"; }
+# Baseline=off: the daemon writes the knob (Y -> N) at start
+printf '[Daemon]\nBaseline=off\n' > "$W/off.conf"
+zt() { "$ZT" --root "$W/root" -c "$W/off.conf" "$@"; }
+
+# start_daemon LOG STATE [ARGS...]: in the background; $PID
+start_daemon() {
+	local log=$1 state=$2; shift 2
+	"$ZT" --root "$W/root" -c "$W/off.conf" --state-dir "$state" "$@" 2>"$log" & PID=$!
+	PIDS+=("$PID")
+}
+stop_daemon() { kill -TERM "$PID" 2>/dev/null; wait "$PID"; }
+
+have_root() {
+	[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && return 0
+	[ "${CI:-}" = true ] && { not_ok "$1: needs root and setpriv"; return 1; }
+	ok "$1 # SKIP needs root"
+	return 1
+}
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+
+# ---- 1: a lock nobody else can take --------------------------------------
+if have_root "an unprivileged lock holder blocks nothing"; then
+	S=$W/s1; mkdir -m 0755 "$S" # as RuntimeDirectoryMode=0755 makes it
+	# 0.2 locked the directory itself: anyone could open it and hold the lock
+	: > "$W/held"; chown nobody "$W/held"
+	as_nobody flock -x "$S" sh -c "echo locked >'$W/held'; exec sleep 30" & HOLDER=$!; PIDS+=("$HOLDER")
+	wait_for_line "$W/held" locked
+	start_daemon "$W/log1" "$S"
+	wait_for_line "$W/log1" 'Started \(pid|Another zswap-tuned'
+	check "a lock held by nobody on the state directory does not stop the start" grep -q 'Started (pid' "$W/log1"
+	check "... and the knob is steered" test "$(knob)" = N
+	check "nobody cannot open the lock file" bash -c "! setpriv --reuid=nobody --regid=nogroup --clear-groups cat '$S/lock' 2>/dev/null"
+	check "the lock file is 0600" test "$(stat -c %a "$S/lock")" = 600
+	kill -KILL "$PID"; wait "$PID" 2>/dev/null
+	zt --state-dir "$S" --restore 2>"$W/log1r"; rc=$?
+	check "--restore after SIGKILL is not blocked by nobody's lock (exit $rc)" test $rc -eq 0
+	check "... and puts the knob back" test "$(knob)" = Y
+	kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null
+fi
+
+# ---- 3: one owner of the knob per machine --------------------------------
+S=$W/s3a; T=$W/s3b
+start_daemon "$W/log3a" "$S"; A=$PID
+wait_for_line "$W/log3a" 'Started \(pid'
+zt --state-dir "$T" 2>"$W/log3b"; rc=$?
+check "a second instance with another --state-dir is refused (exit $rc)" test $rc -eq 75
+check "... naming the machine-wide lock" grep -q "Another zswap-tuned is running: it holds $W/root/run/zswap-tuned.lock" "$W/log3b"
+check "... and saves nothing of its own" test ! -e "$T/original-knob"
+rm -rf "$S"
+zt --state-dir "$T" 2>"$W/log3c"; rc=$?
+check "with the first one's state directory removed, still refused (exit $rc)" test $rc -eq 75
+zt --state-dir "$T" --restore 2>"$W/log3d"; rc=$?
+check "--restore of another state directory is refused while it runs (exit $rc)" test $rc -eq 75
+check "... and the running one's knob stays" test "$(knob)" = N
+PID=$A; stop_daemon
+check "the first one restores on exit" test "$(knob)" = Y
+
+# ---- 2: fail closed on a full file system ---------------------------------
+if have_root "a full state directory changes nothing"; then
+	S=$W/s2; mkdir -m 0700 "$S"
+	# a private mount namespace: the tmpfs goes with the shell
+	unshare -m bash -c "
+		mount -t tmpfs -o size=64k,mode=0700 zt-full '$S' || exit 99
+		dd if=/dev/zero of='$S/fill' bs=4k count=100 2>/dev/null
+		'$ZT' --root '$W/root' -c '$W/off.conf' --state-dir '$S' 2>'$W/log2' & pid=\$!
+		timeout 10 grep -m1 -qE 'Started \\(pid' <(tail -n +1 -F '$W/log2' 2>/dev/null)
+		cat '$P/shrinker_enabled' >'$W/knob2'
+		kill -KILL \$pid; wait \$pid 2>/dev/null
+		'$ZT' --root '$W/root' -c '$W/off.conf' --state-dir '$S' --restore 2>'$W/log2r'; echo \$? >'$W/rc2'
+		umount '$S'"
+	rc=$?
+	check "the tmpfs was mounted" test $rc -ne 99
+	check "with the originals unsaved, the knob is not written" test "$(cat "$W/knob2" 2>/dev/null)" = Y
+	check "... said once: monitoring only" test "$(grep -c 'changing nothing (monitoring only)' "$W/log2")" = 1
+	check "... naming the error" grep -q 'No space left on device' "$W/log2"
+	check "--restore after SIGKILL exits 0 with the knob as it was" test "$(cat "$W/rc2")" = 0 -a "$(knob)" = Y
+fi
+
+# ---- 4: a refused state directory is not used at all ---------------------
+mkdir -p "$W/target"; echo precious > "$W/target/status"; echo precious > "$W/target/original-knob"
+ln -s "$W/target" "$W/s4"
+zt --state-dir "$W/s4" 2>"$W/log4"; rc=$?
+check "a symlinked --state-dir is refused (exit $rc)" test $rc -eq 1
+check "... saying why" grep -q "Cannot open the state directory $W/s4: not a directory (a symlink?)" "$W/log4"
+check "... and nothing in its target is deleted" test "$(cat "$W/target/status")" = precious
+check "... or put back from it" test "$(knob)" = Y
+zt --state-dir "$W/s4" --restore 2>"$W/log4r"; rc=$?
+check "--restore refuses it too (exit $rc), deleting nothing" test $rc -ne 0 -a -e "$W/target/status" -a -e "$W/target/original-knob"
+mkdir -m 0777 "$W/s4w"
+zt --state-dir "$W/s4w" 2>"$W/log4w"; rc=$?
+check "a world-writable state directory is refused (exit $rc)" test $rc -eq 1
+check "... saying why" grep -q "Refusing the state directory $W/s4w: writable by group or others" "$W/log4w"
+
+# ---- 5: files go where the directory was checked, not by path -------------
+S=$W/s5; M=$W/m5; mkdir -m 0755 "$S" "$M" "$W/target5"
+echo precious > "$W/target5/status"; echo precious > "$W/target5/zswap_tuned.prom"
+printf '[Daemon]\nBaseline=off\n[Metrics]\nTextfileDirectory=%s\n' "$M" > "$W/m5.conf"
+"$ZT" --root "$W/root" -c "$W/m5.conf" --state-dir "$S" 2>"$W/log5" & PID=$!; PIDS+=("$PID")
+wait_for_line "$W/log5" 'Started \(pid'
+timeout 10 bash -c "until [ -e '$S/status' ] && [ -e '$M/zswap_tuned.prom' ]; do sleep 0.05; done"
+check "status and metrics are written" test -e "$S/status" -a -e "$M/zswap_tuned.prom"
+mv "$S" "$W/s5.moved"; ln -s "$W/target5" "$S"
+mv "$M" "$W/m5.moved"; ln -s "$W/target5" "$M"
+stop_daemon
+check "after a swap, exit deletes nothing in the symlink's target" \
+	test "$(cat "$W/target5/status")" = precious -a "$(cat "$W/target5/zswap_tuned.prom")" = precious
+check "... and writes no save file there" test ! -e "$W/target5/original-knob"
+check "... but cleans the directories it checked" test ! -e "$W/s5.moved/status" -a ! -e "$W/m5.moved/zswap_tuned.prom"
+check "... and restores the knob" test "$(knob)" = Y
+rm -f "$S" "$M"
+if have_root "a metrics directory of another user is refused"; then
+	mkdir -m 0755 "$W/m5n"; chown nobody "$W/m5n"
+	printf '[Metrics]\nTextfileDirectory=%s\n' "$W/m5n" > "$W/m5n.conf"
+	"$ZT" --root "$W/root" -c "$W/m5n.conf" --state-dir "$W/s5n" 2>"$W/log5n" & PID=$!; PIDS+=("$PID")
+	wait_for_line "$W/log5n" 'Started \(pid'
+	check "a metrics directory owned by nobody is refused" grep -q "TextfileDirectory=$W/m5n: not owned by this user" "$W/log5n"
+	stop_daemon
+	check "... and nothing is written there" test -z "$(ls -A "$W/m5n")"
+fi
+mkdir -m 0777 "$W/m5w"
+printf '[Metrics]\nTextfileDirectory=%s\n' "$W/m5w" > "$W/m5w.conf"
+"$ZT" --root "$W/root" -c "$W/m5w.conf" --state-dir "$W/s5w" 2>"$W/log5w" & PID=$!; PIDS+=("$PID")
+wait_for_line "$W/log5w" 'Started \(pid'
+check "a world-writable metrics directory that is not sticky is refused" \
+	grep -q "TextfileDirectory=$W/m5w: writable by group or others and not sticky" "$W/log5w"
+stop_daemon
+chmod 1777 "$W/m5w"
+"$ZT" --root "$W/root" -c "$W/m5w.conf" --state-dir "$W/s5w" 2>"$W/log5s" & PID=$!; PIDS+=("$PID")
+wait_for_line "$W/log5s" 'Started \(pid'
+timeout 10 bash -c "until [ -e '$W/m5w/zswap_tuned.prom' ]; do sleep 0.05; done"
+check "a sticky one (as /tmp) is used" test -e "$W/m5w/zswap_tuned.prom"
+stop_daemon
+
+# ---- 8: names that do not fit are refused, never cut ----------------------
+long=$(printf 'a%.0s' {1..200})/$(printf 'b%.0s' {1..200})/c.scope
+printf '[Batch]\nCgroups=%s\n' "$long" > "$W/long.conf"
+"$ZT" --root "$W/root" -c "$W/long.conf" --check-config >/dev/null 2>"$W/log8"; rc=$?
+check "a 409-byte cgroup name is refused (exit $rc)" test $rc -eq 78
+check "... with FILE:LINE" grep -q "$W/long.conf:2: Cgroups= path '$(printf 'a%.0s' {1..32})...' is 409 bytes long" "$W/log8"
+printf '[Batch]\nCgroups=%s\n' "$(printf 'x%.0s' {1..256})" > "$W/comp.conf"
+"$ZT" --root "$W/root" -c "$W/comp.conf" --check-config >/dev/null 2>"$W/log8c"; rc=$?
+check "a component longer than NAME_MAX is refused (exit $rc)" test $rc -eq 78 -a -n "$(grep "$W/comp.conf:2:.*longer than 255" "$W/log8c")"
+printf '[Metrics]\nTextfileDirectory=/%s\n' "$(printf 'd%.0s' {1..300})" > "$W/dir.conf"
+"$ZT" --root "$W/root" -c "$W/dir.conf" --check-config >/dev/null 2>"$W/log8d"; rc=$?
+check "a directory too long is refused (exit $rc)" test $rc -eq 78 -a -n "$(grep "$W/dir.conf:2: TextfileDirectory=.*too long" "$W/log8d")"
+
+finish
