@@ -31,6 +31,7 @@ import statistics as st
 import sys
 import tarfile
 
+sys.dont_write_bytecode = True  # the source tree may be read-only (make distcheck)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats  # noqa: E402
 
