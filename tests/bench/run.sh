@@ -35,7 +35,9 @@
 # Environment:
 #   abs_top_srcdir, abs_top_builddir   set by "make bench"; default: the tree around this script
 #   BENCH_WORK   cache and output directory (default /var/tmp/zswap-tuned-bench)
-#   BENCH_CONF   file with guest settings (default tests/bench/guest/matrix.conf); see guest.sh
+#   BENCH_CONF   file with guest settings (default tests/bench/guest/phased.conf, the default
+#                family); see guest.sh. A family is a conf: phased, service-in-zswap, diurnal,
+#                baseline-y, write-once; NAME-quick.conf is its quick profile (<= 25 min)
 #   BENCH_MEM    guest MiB (default: GUEST_MEM from the conf, else 2048)   BENCH_SMP  guest CPUs (2)
 #   BENCH_TIMEOUT guest wall limit in s (default: GUEST_TIMEOUT from the conf, else 6000)
 #   BENCH_DISK   swap disk latency profile: nvme (1 ms per request, default) or sata (3 ms)
@@ -56,7 +58,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 abs_top_srcdir=${abs_top_srcdir:-$(cd "$HERE/../.." && pwd)}
 abs_top_builddir=${abs_top_builddir:-$abs_top_srcdir}
 WORK=${BENCH_WORK:-/var/tmp/zswap-tuned-bench}
-CONF=${BENCH_CONF:-$HERE/guest/matrix.conf}
+CONF=${BENCH_CONF:-$HERE/guest/phased.conf}
 # a relative BENCH_CONF may be relative to the source tree (make bench in a build directory)
 [ -f "$CONF" ] || [ ! -f "$abs_top_srcdir/$CONF" ] || CONF=$abs_top_srcdir/$CONF
 confval() { sed -n "s/^$1=//p" "$CONF" | tail -1 | tr -d '"'; }
@@ -325,7 +327,14 @@ report() {
 	if [ -f "$R/results.csv" ] && [ ! -f "$R/runs.txt" ]; then # the previous bed
 		python3 "$HERE/legacy-summarize.py" "$R" > "$R/summary.md"
 		"$HERE/legacy-plot.sh" "$R"
-		[ "$OUT" = "$R" ] || { mkdir -p "$OUT"; cp "$R"/summary.md "$R"/results.csv "$R"/timeline-*.png "$OUT/" 2>/dev/null || true; }
+		# the directory to commit: docs/bench/<family>-<commit>/, every run's files in raw/
+		local commit D
+		commit=$(sed -n 's/^commit=//p' "$R/env.txt" | head -1)
+		D=$OUT/$FAMILY-${commit:-unknown}
+		rm -rf "$D"; mkdir -p "$D/raw"
+		cp "$R"/summary.md "$R"/results.csv "$R"/env.txt "$R"/timeline-*.png "$R"/boot-panics.txt "$D/" 2>/dev/null || true
+		(cd "$R" && ls | grep -E '\.(r|w)[0-9]+\.' | tar -cJf "$D/raw/runs.tar.xz" -T -)
+		echo "bench: to commit: cp -r $D docs/bench/"
 	else
 		[ -f "$R/runs.txt" ] || die "no $R/runs.txt"
 		python3 "$HERE/summarize.py" "$R" > "$R/summary.md" || rc=$?

@@ -24,7 +24,7 @@
 # writeback on, no memory.low, daemon stopped):
 #   N        static shrinker_enabled=N          Y     static shrinker_enabled=Y
 #   cap0     batch memory.zswap.max=0            caphalf  batch memory.zswap.max = pool limit / 2
-#   capq     batch memory.zswap.max = pool limit / 4
+#   capq     batch memory.zswap.max = pool limit / 4   cap3q  ... = pool limit * 3/4
 #   wb0      batch memory.zswap.writeback=0      low   service memory.low=SVC_LOW
 #   off      zswap disabled                      pool20  max_pool_percent=20
 #   zt       zswap-tuned, shipped defaults (empty drop-in)
@@ -55,6 +55,7 @@ AA=${AA:-"N N2"}                    # the A/A pair: the second name runs the fir
 SEED=${SEED:-}                      # run order seed (empty: a fresh one, recorded in env.txt)
 WARMUP_RUNS=${WARMUP_RUNS:-1}       # discarded runs at the start of the boot
 WARMUP_CFG=${WARMUP_CFG:-}          # their configuration (empty: the first of the first round)
+WARMUP_SCHEDULE=${WARMUP_SCHEDULE:-} # their schedule (empty: SCHEDULE)
 BASE_SHRINKER=${BASE_SHRINKER:-N}   # shrinker_enabled before every run (baseline-y: Y, the admin's)
 BATCHES=${BATCHES:-walk}            # walk (re-reads) | hog (write-once, the previous bed's job)
 POOL_PCT=${POOL_PCT:-10}
@@ -138,6 +139,7 @@ envinfo() {
 	echo "seed=$SEED"
 	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS BASE_SHRINKER=$BASE_SHRINKER BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT"
 	echo "schedule=$SCHEDULE"
+	echo "warmup_schedule=${WARMUP_SCHEDULE:-$SCHEDULE}"
 	} > $R/env.txt
 }
 
@@ -260,6 +262,7 @@ apply_cfg() { # cfg
 	cap0) echo 0 > $BATCHCG/memory.zswap.max ;;
 	caphalf) echo $(( l / 2 * 1024 )) > $BATCHCG/memory.zswap.max ;;
 	capq) echo $(( l / 4 * 1024 )) > $BATCHCG/memory.zswap.max ;;
+	cap3q) echo $(( l * 3 / 4 * 1024 )) > $BATCHCG/memory.zswap.max ;;
 	wb0) echo 0 > $BATCHCG/memory.zswap.writeback ;;
 	low) echo $SVC_LOW > $SVCCG/memory.low ;;
 	off) echo N > $P/enabled ;;
@@ -301,10 +304,10 @@ daemon_stop() { # run name
 }
 
 run_one() { # cfg batchkind idx [warmup]
-	local c=$1 i=$3 w=${4:-} spid spec name dur svc bst rate t0 bc
+	local c=$1 i=$3 w=${4:-} spid spec name dur svc bst rate t0 bc sched=$SCHEDULE
 	bc=$(base_cfg $c)
 	BKIND=$2; RUN=$c.$2.r$3; DUNIT_MS=
-	[ -n "$w" ] && RUN=$c.$2.w$3
+	[ -n "$w" ] && { RUN=$c.$2.w$3; sched=${WARMUP_SCHEDULE:-$SCHEDULE}; }
 	t0=$(mono_ms)
 	reset_knobs
 	sync; echo 3 > /proc/sys/vm/drop_caches
@@ -316,7 +319,7 @@ run_one() { # cfg batchkind idx [warmup]
 	spid=$!
 	pg_start
 	pgb $RUN.warmup $RATE_BUSY $WARMUP
-	for spec in $SCHEDULE; do
+	for spec in $sched; do
 		IFS=: read -r name dur svc bst <<< "$spec"
 		batch $bst
 		mark $name
