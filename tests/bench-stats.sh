@@ -15,7 +15,8 @@ not_ok() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"
 check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
 
 # ---- the statistics: python's own TAP lines, renumbered into this script's
-out=$(abs_top_srcdir=$abs_top_srcdir python3 "$abs_top_srcdir/tests/bench/test_summarize.py" --tap 2>&1); rc=$?
+export abs_top_srcdir
+out=$(python3 "$abs_top_srcdir/tests/bench/test_summarize.py" --tap 2>&1); rc=$?
 while IFS= read -r line; do
 	case $line in
 	"ok "*) ok "summarize: ${line#ok * - }" ;;

@@ -333,7 +333,7 @@ report() {
 		D=$OUT/$FAMILY-${commit:-unknown}
 		rm -rf "$D"; mkdir -p "$D/raw"
 		cp "$R"/summary.md "$R"/results.csv "$R"/env.txt "$R"/timeline-*.png "$R"/boot-panics.txt "$D/" 2>/dev/null || true
-		(cd "$R" && ls | grep -E '\.(r|w)[0-9]+\.' | tar -cJf "$D/raw/runs.tar.xz" -T -)
+		(cd "$R" && find . -maxdepth 1 -type f -regex '.*\.[rw][0-9]+\..*' -printf '%f\n' | sort | tar -cJf "$D/raw/runs.tar.xz" -T -)
 		echo "bench: to commit: cp -r $D docs/bench/"
 	else
 		[ -f "$R/runs.txt" ] || die "no $R/runs.txt"

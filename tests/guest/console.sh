@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # Sourced by tests/guest/run.sh and tests/bench/run.sh: reading a guest's serial console log.
 #
 # Under TCG a guest now and then dies in the kernel before userspace starts (an "Oops:

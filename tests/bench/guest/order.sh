@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # Sourced by guest.sh (and tests/bench-stats.sh): the run order of a bench matrix (issue 23).
 # Every round runs the configurations in a fresh random order, drawn from a seed that
 # guest.sh records in env.txt, so that no configuration always runs first in a boot (the
