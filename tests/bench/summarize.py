@@ -390,7 +390,6 @@ def read_phases_csv(path):
                     except ValueError:
                         d[k] = v
             d['run'] = int(d['run'])
-            d.setdefault('warmup', 0)
             rows.append(d)
     return rows
 
@@ -877,10 +876,12 @@ def main(argv=None):
         f = os.path.join(R, 'results.csv')
         f = f if os.path.exists(f) else os.path.join(R, 'phases.csv')
         rows = read_phases_csv(f)
+        # a results.csv says which rows are warm-up runs; an old phases.csv does not, and
+        # --discard-first names the first run of runs.txt
         first = {(d['cfg'], d['batch'], int(d['idx'])) for d in runs if d.get('warmup') == '1'}
         for r in rows:
-            if (r['cfg'], r['batch'], r['run']) in first:
-                r['warmup'] = 1
+            if r.get('warmup') is None or not f.endswith('results.csv'):
+                r['warmup'] = 1 if (r['cfg'], r['batch'], r['run']) in first else 0
         boot_slo = None
         sl = [r['slo_ms'] for r in rows if r.get('slo_ms') and r['phase'] == 'alone' and not r.get('warmup')]
         boot_slo = st.median(sl) * 1e3 if sl else None

@@ -287,6 +287,18 @@ class Summary(unittest.TestCase):
         self.assertEqual(strip(first), strip(again))
         self.assertTrue(os.path.exists(os.path.join(self.d, 'results.csv')))
 
+    def test_results_csv_alone_keeps_the_warmup_out(self):
+        rc, first = run_main([self.d])
+        for n in os.listdir(self.d):
+            if '.walk.' in n:
+                os.unlink(os.path.join(self.d, n))
+        rc, again = run_main([self.d])
+        self.assertEqual(rc, 0)
+        self.assertIn('Source: results.csv only', again)
+        self.assertIn('`N` x3', again)
+        aa = lambda s: re.search(r'A/A: \d+ of \d+', s).group(0)  # noqa: E731
+        self.assertEqual(aa(first), aa(again))
+
     def test_old_batch_log_without_fill(self):
         write_run(self.d, 'N.walk.r1', 160_000, fill=False)
         r = [r for r in self.rows() if r['cfg'] == 'N' and r['run'] == 1 and not r['warmup']][0]
