@@ -1,17 +1,34 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""summarize.py RESULTS_DIR -> markdown on stdout.
+"""legacy-summarize.py RESULTS_DIR -> markdown on stdout.
 
-Reads RESULTS_DIR/results.csv (one row per run, written by guest/guest.sh) and prints,
+Reads RESULTS_DIR/results.csv (one row per run, written by guest/legacy.sh) and prints,
 per data set, mean and min-max of every metric per configuration, the ratio of means
-against static N, and a per-run table. Adapted from the shared qemu test bed."""
+against static N, and a per-run table. Adapted from the shared qemu test bed. Since issue
+23: warm-up runs (run w1, ...) are left out; with an A/A pair (AA= in the bench.conf line
+of env.txt) the headline gives Welch intervals on log ratios (tests/bench/stats.py), the
+A/A line and "n.d." where a ratio is inside its interval or the minimum detectable effect."""
 import csv
 import os
 import statistics as st
 import sys
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats  # noqa: E402
+
 d = sys.argv[1]
-rows = list(csv.DictReader(open(os.path.join(d, 'results.csv'))))
+allrows = list(csv.DictReader(open(os.path.join(d, 'results.csv'))))
+rows = [r for r in allrows if not r['run'].startswith('w')]
+warm = [f"{r['cfg']}.{r['dataset']}.{r['run']}" for r in allrows if r['run'].startswith('w')]
+AA = None
+try:
+    for line in open(os.path.join(d, 'env.txt')):
+        if line.startswith('bench.conf:') and "AA='" in line:
+            v = line.split("AA='", 1)[1].split("'", 1)[0].split()
+            AA = v if len(v) == 2 else None
+except OSError:
+    pass
 NAMES = {'N': 'static N', 'Y': 'static Y', 'cap': 'N + hog zswap cap', 'cap0': 'N + hog zswap cap 0',
          'zt': 'zswap-tuned',
          'ztcg': 'zswap-tuned, probe cgroup PSI', 'ztcap': 'zswap-tuned + batch cap',
@@ -67,12 +84,38 @@ def ordered(key):
 
 
 configs, datasets = ordered('cfg'), ordered('dataset')
+BASE = AA[0] if AA and AA[0] in configs else 'N'
 r0 = rows[0]
 print(f"Pool limit {int(r0['limit_kB']) // 1024} MiB; runs per configuration and data set: " +
       ', '.join(f"{c}={sum(1 for r in rows if r['cfg'] == c and r['dataset'] == datasets[0])}" for c in configs) +
       '. Values: mean (min-max) over the runs; counters are deltas over the hog\'s run.')
 print()
 print('Configurations: ' + '; '.join(f'`{c}` = {NAMES.get(c, c)}' for c in configs) + '.')
+print()
+print('Warm-up: ' + (', '.join(warm) + ' ran first in the boot and is left out of every figure.' if warm else
+                     'none recorded (the first run of the boot is in the figures).'))
+
+
+def vals(sel, c, k, sc):
+    vs = [num(r.get(k)) for r in sel if r['cfg'] == c]
+    return [v * sc for v in vs if v is not None and v >= 0]
+
+
+if AA and all(c in configs for c in AA):
+    kk = mm = 0
+    for ds in datasets:
+        sel = [r for r in rows if r['dataset'] == ds]
+        for k, _, sc, ratio in COLS:
+            a, b = vals(sel, AA[1], k, sc), vals(sel, AA[0], k, sc)
+            if not ratio or len(a) < 2 or len(b) < 2 or stats.constant(a + b):
+                continue
+            w = stats.welch_log(a, b, stats.offset(a + b, 1))
+            if w:
+                mm += 1
+                kk += not w['lo'] <= 1.0 <= w['hi']
+    print()
+    print(f'**A/A: {kk} of {mm} comparisons flagged** (`{AA[1]}` against `{AA[0]}`, every metric with a ratio and '
+          f'data set; 95% Welch intervals on log ratios, tests/bench/stats.py; {0.05 * mm:.1f} expected by chance).')
 
 # Headline: one row per configuration, mean and (ratio against static N) of the key metrics.
 HEAD = [('hog_kbps', 'hog MB/s', 1 / 1024), ('probe_p50_us', 'p50 us', 1), ('probe_p99_us', 'p99 ms', 1e-3),
@@ -90,17 +133,29 @@ def mean_of(sel, c, k, sc):
 for ds in datasets:
     sel = [r for r in rows if r['dataset'] == ds]
     print()
-    print(f'#### Headline, data set `{ds}`: mean (ratio against static N)')
+    print(f'#### Headline, data set `{ds}`: mean (ratio against `{BASE}`' +
+          (' [95% Welch interval on the log ratio]; "n.d." inside the interval or the A/A minimum detectable effect)'
+           if AA else ')'))
     print()
     print('| config | ' + ' | '.join(h[1] for h in HEAD) + ' |')
     print('|---|' + '---|' * len(HEAD))
     for c in configs:
         cells = []
         for k, _, sc in HEAD:
-            m, b = mean_of(sel, c, k, sc), mean_of(sel, 'N', k, sc)
+            m, b = mean_of(sel, c, k, sc), mean_of(sel, BASE, k, sc)
             if m is None:
                 cells.append('-')
-            elif c != 'N' and b and k not in ('frac_ge95', 'flips', 'daemon_cpu_ms'):
+            elif c != BASE and b and k not in ('frac_ge95', 'flips', 'daemon_cpu_ms') and AA and all(x in configs for x in AA):
+                a_, b_ = vals(sel, c, k, sc), vals(sel, BASE, k, sc)
+                off = stats.offset(a_ + b_, 1)
+                t1, t2 = vals(sel, AA[1], k, sc), vals(sel, AA[0], k, sc)
+                mde = stats.mde(t1, t2, stats.offset(t1 + t2, 1)) if len(t1) > 1 and len(t2) > 1 and not stats.constant(t1 + t2) else None
+                cm = stats.compare(a_, b_, off, mde)
+                if cm is None:
+                    cells.append(f'{fmt(m)} ({m / b:.2f})')
+                else:
+                    cells.append(f"{fmt(m)} ({cm['ratio']:.2f} [{cm['lo']:.2f}-{cm['hi']:.2f}]{' n.d.' if cm['nd'] else ''})")
+            elif c != BASE and b and k not in ('frac_ge95', 'flips', 'daemon_cpu_ms'):
                 cells.append(f'{fmt(m)} ({m / b:.2f})')
             else:
                 cells.append(fmt(m))

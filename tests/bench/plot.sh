@@ -14,7 +14,8 @@ R=$1
 [ -d "$R/plot" ] || { echo "plot.sh: no $R/plot (run summarize.py first)" >&2; exit 1; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 # cfg batch -> runs, in the order of runs.txt
-awk '{ for (i = 1; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+awk '{ delete v; for (i = 1; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+       if (v["warmup"] == "1") next
        k = v["cfg"] " " v["batch"]; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
        runs[k] = runs[k] " " v["run"] }
      END { for (i = 1; i <= n; i++) print order[i] runs[order[i]] }' "$R/runs.txt" > "$T/list"

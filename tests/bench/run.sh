@@ -22,7 +22,11 @@
 #   boot   build the static guest tools, start nbdkit (swap disk), boot the guest under
 #          qemu TCG (nice 19), which runs guest/guest.sh from the 9p share and writes
 #          results/ there
-#   report summary.md + timeline PNGs from the last boot's results
+#   report summary.md + timeline PNGs from the last boot's results; every run's raw data
+#          packed into raw/<run>.tar.xz (summarize.py --pack, at most 10 MiB) and copied with
+#          runs.txt, env.txt, calib*.txt, results.csv and summary.md to
+#          $BENCH_OUT/<family>-<commit>/, from which "tests/bench/summarize.py DIR" gives
+#          the same tables again (checked here)
 #   all    deps base image boot report
 #
 # Needs root (mmdebstrap into a directory, mke2fs -d keeps ownership), apt access to
@@ -31,7 +35,9 @@
 # Environment:
 #   abs_top_srcdir, abs_top_builddir   set by "make bench"; default: the tree around this script
 #   BENCH_WORK   cache and output directory (default /var/tmp/zswap-tuned-bench)
-#   BENCH_CONF   file with guest settings (default tests/bench/guest/matrix.conf); see guest.sh
+#   BENCH_CONF   file with guest settings (default tests/bench/guest/phased.conf, the default
+#                family); see guest.sh. A family is a conf: phased, service-in-zswap, diurnal,
+#                baseline-y, write-once; NAME-quick.conf is its quick profile (<= 25 min)
 #   BENCH_MEM    guest MiB (default: GUEST_MEM from the conf, else 2048)   BENCH_SMP  guest CPUs (2)
 #   BENCH_TIMEOUT guest wall limit in s (default: GUEST_TIMEOUT from the conf, else 6000)
 #   BENCH_DISK   swap disk latency profile: nvme (1 ms per request, default) or sata (3 ms)
@@ -39,7 +45,8 @@
 #                the guest's zswap loads slow down when the host is busy (TCG), so on a
 #                shared host a longer delay may be needed to land the ratio in 30-100x
 #   BENCH_SWAP_MB swap disk size (4096)
-#   BENCH_OUT    where summary.md and the PNGs are copied (default $BENCH_WORK/results)
+#   BENCH_OUT    where the <family>-<commit>/ directory goes (default $BENCH_WORK/results);
+#                the family is the conf's name (phased.conf: phased)
 #   BENCH_REV    build the daemon from this commit (git archive) instead of the work tree
 #   BENCH_PG_SCALE pgbench scale of the service's database (12 = 1.2M accounts, ~190 MiB)
 #   KERNEL_PKG   Debian kernel package (default: newest linux-image-6.12.*+deb12-amd64-unsigned)
@@ -51,7 +58,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 abs_top_srcdir=${abs_top_srcdir:-$(cd "$HERE/../.." && pwd)}
 abs_top_builddir=${abs_top_builddir:-$abs_top_srcdir}
 WORK=${BENCH_WORK:-/var/tmp/zswap-tuned-bench}
-CONF=${BENCH_CONF:-$HERE/guest/matrix.conf}
+CONF=${BENCH_CONF:-$HERE/guest/phased.conf}
 # a relative BENCH_CONF may be relative to the source tree (make bench in a build directory)
 [ -f "$CONF" ] || [ ! -f "$abs_top_srcdir/$CONF" ] || CONF=$abs_top_srcdir/$CONF
 confval() { sed -n "s/^$1=//p" "$CONF" | tail -1 | tr -d '"'; }
@@ -68,7 +75,9 @@ for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
 done
 APT_SOURCES=${APT_SOURCES:?no apt sources file found; set APT_SOURCES}
 SHARE=$WORK/share
-OUT=${BENCH_OUT:-$SHARE/results}
+OUT=${BENCH_OUT:-$WORK/results}
+FAMILY=$(basename "$CONF" .conf)
+. "$abs_top_srcdir/tests/guest/console.sh"
 
 # Packages in the guest: boot + systemd + the daemon's runtime libraries + the service
 # (PostgreSQL 15 and its pgbench client).
@@ -243,21 +252,51 @@ image() {
 # ---------------------------------------------------------------- boot
 tools() {
 	mkdir -p "$SHARE/bin"
-	cc -O2 -Wall -static -o "$SHARE/bin/zbench" "$HERE/guest/zbench.c" -lm
-	cc -O2 -Wall -static -o "$SHARE/bin/zsample" "$HERE/guest/zsample.c"
+	cc -O2 -Wall -Wextra -static -o "$SHARE/bin/zbench" "$HERE/guest/zbench.c" -lm
+	cc -O2 -Wall -Wextra -static -o "$SHARE/bin/zsample" "$HERE/guest/zsample.c"
 }
 
+# A guest that panics before userspace starts (tests/guest/console.sh) tested nothing: it
+# is booted once more, its console log kept as serial-panic<N>.log and the panic counted
+# in results/boot-panics.txt (the summary prints it). A panic after userspace started is
+# a failure of the boot as before.
 boot() {
-	local t rc=0
+	local t panics=0 line
 	t=$(ts)
 	[ -f "$WORK/vm.img" ] || die "no guest image: run '$0 image' first"
 	tools
 	install -m755 "$HERE/guest/guest.sh" "$SHARE/guest.sh"
 	install -m755 "$HERE/guest/legacy.sh" "$SHARE/legacy.sh"
+	install -m644 "$HERE/guest/order.sh" "$SHARE/order.sh"
 	cp "$CONF" "$SHARE/bench.conf"
 	echo "$DISK rdelay=$DELAY wdelay=$DELAY" > "$SHARE/profile"
 	cp "$WORK/daemon/tree.txt" "$SHARE/tree.txt" 2>/dev/null || true
 	[ -d "$SHARE/results" ] && mv "$SHARE/results" "$SHARE/results.$(date +%Y%m%d-%H%M%S)"
+	rm -f "$WORK"/serial-panic*.log
+	while :; do
+		boot_once
+		line=$(console_early_panic "$WORK/serial.log") || break
+		panics=$((panics + 1))
+		cp "$WORK/serial.log" "$WORK/serial-panic$panics.log"
+		echo "bench: the guest panicked before userspace started: $line"
+		[ $panics -lt 2 ] || break
+		echo "bench: booting it once more"
+		rm -rf "$SHARE/results"
+	done
+	stamp "guest run" "$t"
+	mkdir -p "$SHARE/results"
+	cp "$WORK/serial.log" "$WORK"/serial-panic*.log "$SHARE/results/" 2>/dev/null || true
+	{ echo "panics_before_userspace=$panics"
+	  line=$(console_late_panic "$WORK/serial.log") && echo "panic_after_userspace=$line"; } > "$SHARE/results/boot-panics.txt"
+	if line=$(console_late_panic "$WORK/serial.log"); then
+		echo "bench: the guest panicked after userspace started (a failure): $line"
+	fi
+	[ -f "$SHARE/results/boot.txt" ] || { tail -30 "$WORK/serial.log"; die "guest wrote no results"; }
+	cat "$SHARE/results/boot.txt"
+}
+
+boot_once() {
+	local rc=0
 	# the swap disk: a fresh sparse file behind nbdkit's delay filter (every request waits
 	# DELAY, as on an SSD, instead of hitting the host's page cache at memory speed)
 	local SOCK=$WORK/nbd.sock NBDPID
@@ -281,10 +320,6 @@ boot() {
 	kill "$NBDPID" 2>/dev/null; wait "$NBDPID" 2>/dev/null || true
 	rm -f "$SOCK" "$WORK/swap.img"
 	[ $rc = 0 ] || echo "bench: qemu exit status $rc (124 = timeout)"
-	stamp "guest run" "$t"
-	cp "$WORK/serial.log" "$SHARE/results/" 2>/dev/null || true
-	[ -f "$SHARE/results/boot.txt" ] || { tail -30 "$WORK/serial.log"; die "guest wrote no results"; }
-	cat "$SHARE/results/boot.txt"
 }
 
 report() {
@@ -292,17 +327,39 @@ report() {
 	if [ -f "$R/results.csv" ] && [ ! -f "$R/runs.txt" ]; then # the previous bed
 		python3 "$HERE/legacy-summarize.py" "$R" > "$R/summary.md"
 		"$HERE/legacy-plot.sh" "$R"
+		# the directory to commit: docs/bench/<family>-<commit>/, every run's files in raw/
+		local commit D
+		commit=$(sed -n 's/^commit=//p' "$R/env.txt" | head -1)
+		D=$OUT/$FAMILY-${commit:-unknown}
+		rm -rf "$D"; mkdir -p "$D/raw"
+		cp "$R"/summary.md "$R"/results.csv "$R"/env.txt "$R"/timeline-*.png "$R"/boot-panics.txt "$D/" 2>/dev/null || true
+		(cd "$R" && find . -maxdepth 1 -type f -regex '.*\.[rw][0-9]+\..*' -printf '%f\n' | sort | tar -cJf "$D/raw/runs.tar.xz" -T -)
+		echo "bench: to commit: cp -r $D docs/bench/"
 	else
 		[ -f "$R/runs.txt" ] || die "no $R/runs.txt"
 		python3 "$HERE/summarize.py" "$R" > "$R/summary.md" || rc=$?
 		"$HERE/plot.sh" "$R"
-	fi
-	if [ "$OUT" != "$R" ]; then
-		mkdir -p "$OUT"; cp "$R/summary.md" "$R"/timeline-*.png "$OUT/"
-		cp "$R"/phases.csv "$R"/calib.txt "$OUT/" 2>/dev/null || true
+		python3 "$HERE/summarize.py" --pack "$R" || echo "bench: WARNING: the raw data is over its budget"
+		# the directory to commit: docs/bench/<family>-<commit>/
+		local commit D
+		commit=$(sed -n 's/^commit=//p' "$R/env.txt" | head -1)
+		D=$OUT/$FAMILY-${commit:-unknown}
+		rm -rf "$D"; mkdir -p "$D"
+		cp -r "$R"/raw "$D/"
+		cp "$R"/runs.txt "$R"/env.txt "$R"/results.csv "$R"/summary.md "$R"/timeline-*.png "$D/"
+		cp "$R"/calib.txt "$R"/calib-end.txt "$R"/boot-panics.txt "$R"/serial-panic*.log "$D/" 2>/dev/null || true
+		# the tables again, from the packed raw data alone
+		if python3 "$HERE/summarize.py" "$D" > "$D/summary.check" 2>&1 &&
+			diff <(grep -v '^Source:' "$R/summary.md") <(grep -v '^Source:' "$D/summary.check") > /dev/null; then
+			echo "bench: $D reproduces summary.md from its raw data"
+		else
+			echo "bench: WARNING: $D does not reproduce summary.md from its raw data"
+		fi
+		rm -rf "$D/summary.check" "$D/plot"
+		echo "bench: to commit: cp -r $D docs/bench/"
 	fi
 	cat "$R/summary.md"
-	echo "bench: results in $R (summary.md, timeline-*.png, phases.csv, per-run files)"
+	echo "bench: results in $R (summary.md, timeline-*.png, results.csv, per-run files)"
 	[ $rc = 0 ] || die "CALIBRATION OUT OF RANGE or no usable runs: see the top of $R/summary.md"
 }
 

@@ -1,280 +1,90 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""summarize.py RESULTS_DIR -> markdown on stdout (the phased bed, issue 9).
+"""summarize.py [options] RESULTS_DIR -> markdown on stdout (the phased bed, issues 9 and 23).
 
-Reads the raw files guest/guest.sh writes (runs.txt, calib.txt, env.txt and per run
-<run>.marks, .samples, .batch.log, .pg.<phase>.tx.*), and writes
-  RESULTS_DIR/phases.csv   one row per run and phase (and phase "all" = the whole run)
-  RESULTS_DIR/plot/<run>.dat  per-100 ms timeline for plot.sh (t, pool %, PSI, knob, cap, p99)
-and prints summary.md: the calibration, per-phase tables with the mean of every metric and
-for every ratio against static N its 95% bootstrap confidence interval (runs resampled
-within each configuration, 2000 resamples, fixed seed; python3 stdlib only), the per-phase
-hindsight optimum over the static settings, and the issue's three targets.
-Exit status 3 when the calibration was outside its range or no run produced data."""
+  summarize.py DIR             every table of DIR's summary.md, from DIR's raw data: the
+                               per-run files guest/guest.sh writes (DIR/<run>.marks, .samples,
+                               .batch.log, .pg.<phase>.tx.*), or the same packed as
+                               DIR/raw/<run>.tar.xz (--pack); writes DIR/results.csv (one row
+                               per run and phase, "all" = the whole run) and DIR/plot/*.dat
+                               (for plot.sh). A directory with neither (results committed
+                               before issue 23) is read from its phases.csv, and nothing is
+                               written into it.
+  summarize.py --pack DIR      pack every run's raw files into DIR/raw/<run>.tar.xz (the
+                               pgbench logs as "completion_ms latency_us" lines); exit 1 when
+                               DIR/raw is larger than --budget MiB (10)
+  --aa A,B                     the A/A pair (default: AA= in the settings line of env.txt)
+  --base C                     the configuration every ratio is taken against (default: the
+                               first of the A/A pair, else N)
+  --discard-first              treat the first run of the boot as a warm-up run (for results
+                               from before guest.sh recorded one)
+
+Statistics: tests/bench/stats.py (Welch t intervals on log ratios, a permutation test as a
+cross-check, the minimum detectable effect from the A/A pair). Exit status 3 when the
+calibration was outside its range or no run produced data."""
+import argparse
 import csv
-import glob
+import io
 import math
 import os
-import random
 import statistics as st
 import sys
+import tarfile
 
-R = sys.argv[1]
-STATIC = ['N', 'Y', 'cap0', 'caphalf', 'capq', 'wb0', 'low', 'off', 'pool20']
+sys.dont_write_bytecode = True  # the source tree may be read-only (make distcheck)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats  # noqa: E402
+
+STATIC = ['N', 'Y', 'cap0', 'caphalf', 'capq', 'cap3q', 'wb0', 'low', 'off', 'pool20']
 NAMES = {'N': 'static shrinker N', 'Y': 'static shrinker Y', 'cap0': 'N + batch memory.zswap.max=0',
          'caphalf': 'N + batch memory.zswap.max = pool limit / 2',
          'capq': 'N + batch memory.zswap.max = pool limit / 4',
+         'cap3q': 'N + batch memory.zswap.max = pool limit * 3/4',
          'wb0': 'N + batch memory.zswap.writeback=0', 'low': 'N + service memory.low = its working set',
          'off': 'zswap disabled', 'pool20': 'N, max_pool_percent=20',
-         'zt': 'zswap-tuned, shipped defaults', 'ztcfg': 'zswap-tuned configured ([Pressure] Cgroups=bench-svc, [Batch] Cgroups=bench-batch)'}
+         'zt': 'zswap-tuned, shipped defaults',
+         'ztcfg': 'zswap-tuned configured ([Pressure] Cgroups=bench-svc, [Batch] Cgroups=bench-batch)'}
+# metric, label, lower is better? (None: no direction, not compared)
+METRICS = [
+    ('svc_p50_ms', 'svc p50 ms', True), ('svc_p99_ms', 'svc p99 ms', True), ('svc_p999_ms', 'svc p99.9 ms', True),
+    ('slo_over_s', 's over SLO', True), ('sloB_over_s', 's over boot SLO', True),
+    ('slo_met_frac', 'SLO met', False), ('sloB_met_frac', 'boot SLO met', False),
+    ('svc_tps', 'svc tps', False), ('batch_ops_s', 'batch kops/s', False),
+    ('batch_fill_ops_s', 'fill kops/s', False), ('batch_reread_ops_s', 're-read kops/s', False),
+    ('pool_ge95_frac', 'pool>=95%', True), ('pool_reject_frac', 'pool rejecting', True),
+    ('pool_limit_hit', 'pool_limit_hit', True), ('reject_hits', 'reject_*', True),
+    ('zswpout', 'zswpout', True), ('zswpwb', 'zswpwb', True),
+    ('zswpin', 'zswpin', None), ('pswpin', 'pswpin', True), ('pswpout', 'pswpout', True),
+    ('batch_sys_s', 'batch sys s', True), ('daemon_cpu_ms', 'daemon CPU ms', None),
+    ('psi_svc_pct', 'mem PSI svc %', True), ('psi_batch_pct', 'mem PSI batch %', True),
+    ('psi_cpu_svc_pct', 'cpu PSI svc %', True), ('psi_cpu_batch_pct', 'cpu PSI batch %', True),
+    ('svc_pool_share', 'svc share of pool limit', None),
+    ('knob_on_frac', 'knob on', None), ('knob_changes', 'knob changes', None), ('cap_mean_MiB', 'batch cap MiB', None),
+]
+LOWER = {k: low for k, _, low in METRICS}
+LAB = {k: lab for k, lab, _ in METRICS}
+# resolution of a metric for the log offset (stats.offset): counts 1, fractions 1%
+RES = {'slo_over_s': 1, 'sloB_over_s': 1, 'zswpout': 1, 'zswpwb': 1, 'zswpin': 1, 'pswpin': 1, 'pswpout': 1,
+       'pool_limit_hit': 1, 'reject_hits': 1, 'knob_changes': 1, 'pool_ge95_frac': 0.01, 'pool_reject_frac': 0.01,
+       'slo_met_frac': 0.01, 'sloB_met_frac': 0.01, 'knob_on_frac': 0.01, 'psi_svc_pct': 0.01,
+       'psi_batch_pct': 0.01, 'psi_cpu_svc_pct': 0.01, 'psi_cpu_batch_pct': 0.01, 'batch_ops_s': 1,
+       'batch_fill_ops_s': 1, 'batch_reread_ops_s': 1}
 
 
-def cfg_name(c):
+def cfg_name(c, twins=None):
     """zt-NAME / ztcfg-NAME: a variant of the daemon, its drop-in additions in env.txt."""
+    if twins and c in twins:
+        return f'{cfg_name(twins[c])}, run again under another name (the A/A twin of `{twins[c]}`)'
     base = c.split('-', 1)[0]
     if c not in NAMES and base in ('zt', 'ztcfg') and base != c:
         return f"{NAMES[base]} + the settings of {base.upper()}_{c.split('-', 1)[1].replace('-', '_')} (env.txt)"
     return NAMES.get(c, c)
 
 
-def kvfile(path):
-    d = {}
-    try:
-        for line in open(path):
-            if '=' in line:
-                k, v = line.rstrip('\n').split('=', 1)
-                d[k.strip()] = v.strip()
-    except OSError:
-        pass
-    return d
-
-
 def pct(sorted_v, p):
     if not sorted_v:
         return None
     return sorted_v[min(len(sorted_v) - 1, int(p / 100.0 * (len(sorted_v) - 1) + 0.5))]
-
-
-def num(x):
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return None
-
-
-# ---------------------------------------------------------------- per-run extraction
-def read_marks(run):
-    marks = []
-    for line in open(os.path.join(R, run + '.marks')):
-        f = line.split()
-        if len(f) < 8:
-            continue
-        vm = dict(x.split('=') for x in f[7].strip(',').split(',') if '=' in x)
-        marks.append({'name': f[0], 'mono': int(f[1]), 'epoch': int(f[2]), 'bsys': int(f[3]), 'busage': int(f[4]),
-                      'dcpu': int(f[5]), 'scpu': int(f[6]), 'vm': {k: int(v) for k, v in vm.items()}})
-    return marks
-
-
-def read_tx(run, phase):
-    """(completion epoch ms, latency from scheduled start in us) of every transaction."""
-    out = []
-    for path in glob.glob(os.path.join(R, f'{run}.pg.{phase}.tx.*')):
-        for line in open(path):
-            f = line.split()
-            if len(f) < 6:
-                continue
-            try:
-                lat = int(f[2]) + (int(f[6]) if len(f) > 6 else 0)
-                out.append((int(f[4]) * 1000 + int(f[5]) // 1000, lat))
-            except ValueError:
-                continue  # "skipped" transactions (only with -L) or garbage
-    return out
-
-
-def read_samples(run):
-    s = []
-    try:
-        for line in open(os.path.join(R, run + '.samples')):
-            f = line.split()
-            if len(f) >= 17:
-                s.append(list(map(int, f)))
-    except OSError:
-        pass
-    return s
-
-
-def read_batch_log(run):
-    b = []
-    try:
-        for line in open(os.path.join(R, run + '.batch.log')):
-            f = line.split()
-            if len(f) == 2:
-                b.append((int(f[0]), int(f[1])))
-    except OSError:
-        pass
-    return b
-
-
-def ops_at(blog, t):
-    """cumulative batch ops at monotonic ms t (linear interpolation; 0 before start)."""
-    if not blog or t <= blog[0][0]:
-        return 0
-    for (t0, o0), (t1, o1) in zip(blog, blog[1:]):
-        if t0 <= t <= t1:
-            return o0 + (o1 - o0) * (t - t0) / max(1, t1 - t0)
-    return blog[-1][1]
-
-
-def psi_pct(samples, a, b, col):
-    sel = [x for x in samples if a <= x[0] <= b and x[col] >= 0]
-    if len(sel) < 2:
-        return None
-    return 100.0 * (sel[-1][col] - sel[0][col]) / max(1, (sel[-1][0] - sel[0][0]) * 1000)
-
-
-runs = []
-for line in open(os.path.join(R, 'runs.txt')):
-    d = dict(x.split('=', 1) for x in line.split() if '=' in x)
-    if 'run' in d:
-        runs.append(d)
-calib = kvfile(os.path.join(R, 'calib.txt'))
-calib_end = kvfile(os.path.join(R, 'calib-end.txt'))
-env = kvfile(os.path.join(R, 'env.txt'))
-
-# The boot's SLO: 2x the median over every run of the p99 in phase `alone` (the service
-# alone, before any batch work). Steadier than each run's own 2x p99 when the host's
-# stalls reach one run's `alone` phase.
-a99 = []
-for rd in runs:
-    lat = sorted(l for _, l in read_tx(rd['run'], 'alone'))
-    if lat:
-        a99.append(pct(lat, 99))
-BOOT_SLO_US = 2 * st.median(a99) if a99 else None
-
-rows = []
-os.makedirs(os.path.join(R, 'plot'), exist_ok=True)
-for rd in runs:
-    run, cfg, bk, idx = rd['run'], rd['cfg'], rd['batch'], int(rd['idx'])
-    try:
-        marks = read_marks(run)
-    except OSError:
-        continue
-    if len(marks) < 2:
-        continue
-    limit_kb = int(rd.get('limit_kB') or 0)
-    off = marks[0]['epoch'] - marks[0]['mono']  # epoch ms - monotonic ms
-    samples, blog = read_samples(run), read_batch_log(run)
-    phases = [(marks[i]['name'], marks[i], marks[i + 1]) for i in range(len(marks) - 1)]
-    txs = {p: read_tx(run, p) for p, _, _ in phases}
-    alone = sorted(l for _, l in txs.get('alone', [])) or sorted(l for _, l in txs[phases[0][0]])
-    slo_us = 2 * pct(alone, 99) if alone else None
-    per_sec = {}  # completion second (monotonic, relative) -> latencies
-    for p, _, _ in phases:
-        for e, lat in txs[p]:
-            per_sec.setdefault((e - off - marks[0]['mono']) // 1000, []).append(lat)
-    over_secs = {s for s, v in per_sec.items() if slo_us and pct(sorted(v), 99) > slo_us}
-    over_boot = {s for s, v in per_sec.items() if BOOT_SLO_US and pct(sorted(v), 99) > BOOT_SLO_US}
-    ph_list = phases + [('all', marks[0], marks[-1])]
-    for p, a, b in ph_list:
-        dur = (b['mono'] - a['mono']) / 1000.0
-        lat = sorted(l for q, _, _ in phases if p in ('all', q) for _, l in txs[q])
-        s0, s1 = (a['mono'] - marks[0]['mono']) // 1000, (b['mono'] - marks[0]['mono']) // 1000
-        secs = [s for s in range(s0, s1)]
-        sel = [x for x in samples if a['mono'] <= x[0] <= b['mono']]
-        ge95 = sum(1 for x in sel if x[3] > 0 and x[1] >= 0.95 * x[3]) / len(sel) if sel else None
-        poolm = st.mean(100.0 * x[1] / x[3] for x in sel if x[3] > 0) if sel else None
-        knob = sum(1 for x in sel if x[4] == 1) / len(sel) if sel else None
-        kch = sum(1 for u, v in zip(sel, sel[1:]) if u[4] != v[4])
-        caps = [x[15] for x in sel if x[15] >= 0]
-        capm = st.mean(caps) / 1024 if caps else None
-        ops = ops_at(blog, b['mono']) - ops_at(blog, a['mono'])
-        vm = {k: b['vm'].get(k, 0) - a['vm'].get(k, 0) for k in ('zswpout', 'zswpin', 'zswpwb', 'pswpin', 'pswpout')}
-        rate = None
-        out = os.path.join(R, f'{run}.pg.{p}.out')
-        rows.append({
-            'cfg': cfg, 'batch': bk, 'run': idx, 'phase': p, 'dur_s': round(dur, 1),
-            'svc_n': len(lat),
-            'svc_p50_ms': pct(lat, 50) / 1e3 if lat else None,
-            'svc_p99_ms': pct(lat, 99) / 1e3 if lat else None,
-            'svc_p999_ms': pct(lat, 99.9) / 1e3 if lat else None,
-            'svc_tps': len(lat) / dur if dur > 0 else None,
-            'slo_ms': slo_us / 1e3 if slo_us else None,
-            'slo_over_s': sum(1 for s in secs if s in over_secs),
-            'slo_met_frac': 1 - sum(1 for s in secs if s in over_secs) / max(1, len(secs)),
-            'sloB_over_s': sum(1 for s in secs if s in over_boot),
-            'sloB_met_frac': 1 - sum(1 for s in secs if s in over_boot) / max(1, len(secs)),
-            'batch_ops_s': ops / dur if dur > 0 else None,
-            'batch_sys_s': (b['bsys'] - a['bsys']) / 1e6,
-            'batch_cpu_s': (b['busage'] - a['busage']) / 1e6,
-            'svc_cpu_s': (b['scpu'] - a['scpu']) / 1e6,
-            'daemon_cpu_ms': (b['dcpu'] - a['dcpu']) / 1e3,
-            **vm,
-            'pool_ge95_frac': ge95, 'pool_mean_pct': poolm, 'knob_on_frac': knob, 'knob_changes': kch,
-            'cap_mean_MiB': capm,
-            'psi_svc_pct': psi_pct(samples, a['mono'], b['mono'], 10),
-            'psi_batch_pct': psi_pct(samples, a['mono'], b['mono'], 11),
-            'psi_sys_pct': psi_pct(samples, a['mono'], b['mono'], 9),
-            'limit_MiB': limit_kb / 1024,
-        })
-        del rate, out
-    # timeline for plot.sh: t (s from the first phase), pool % of limit, PSI svc/batch (% over
-    # the last 1 s), knob, cap in % of the pool limit (-1 = none), service p99 in that second
-    t00 = marks[0]['mono']
-    with open(os.path.join(R, 'plot', run + '.dat'), 'w') as o:
-        for i, x in enumerate(samples):
-            j = max(0, i - 10)
-            dt = (x[0] - samples[j][0]) * 1000 or 1
-            ps = 100 * (x[10] - samples[j][10]) / dt if i and x[10] >= 0 else 0
-            pb = 100 * (x[11] - samples[j][11]) / dt if i and x[11] >= 0 else 0
-            pool = 100 * x[1] / x[3] if x[3] > 0 else 0
-            cap = 100 * x[15] / x[3] if x[15] >= 0 and x[3] > 0 else -1
-            sec = (x[0] - t00) // 1000
-            v = per_sec.get(sec)
-            p99 = pct(sorted(v), 99) / 1e3 if v else -1
-            o.write(f"{(x[0] - t00) / 1000:.2f} {pool:.1f} {ps:.1f} {pb:.1f} {x[4]} {cap:.1f} {p99:.2f}\n")
-    with open(os.path.join(R, 'plot', run + '.marks'), 'w') as o:
-        for m in marks:
-            o.write(f"{(m['mono'] - t00) / 1000:.1f} {m['name']}\n")
-
-KEYS = list(rows[0].keys()) if rows else []
-with open(os.path.join(R, 'phases.csv'), 'w', newline='') as f:
-    w = csv.DictWriter(f, fieldnames=KEYS)
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: (f'{v:.4g}' if isinstance(v, float) else v) for k, v in r.items()})
-
-# ---------------------------------------------------------------- statistics
-# metric, label, scale, lower is better?
-METRICS = [
-    ('svc_p50_ms', 'svc p50 ms', True), ('svc_p99_ms', 'svc p99 ms', True), ('svc_p999_ms', 'svc p99.9 ms', True),
-    ('slo_over_s', 's over SLO', True), ('sloB_over_s', 's over boot SLO', True), ('svc_tps', 'svc tps', False), ('batch_ops_s', 'batch kops/s', False),
-    ('pool_ge95_frac', 'pool>=95%', True), ('zswpout', 'zswpout', True), ('zswpwb', 'zswpwb', True),
-    ('zswpin', 'zswpin', None), ('pswpin', 'pswpin', True), ('pswpout', 'pswpout', True),
-    ('batch_sys_s', 'batch sys s', True), ('daemon_cpu_ms', 'daemon CPU ms', None),
-    ('psi_svc_pct', 'PSI svc %', True), ('psi_batch_pct', 'PSI batch %', True), ('knob_on_frac', 'knob on', None),
-    ('knob_changes', 'knob changes', None), ('cap_mean_MiB', 'batch cap MiB', None),
-]
-LOWER = {k: low for k, _, low in METRICS}
-lab = {k: l for k, l, _ in METRICS}
-rng = random.Random(20260903)
-
-
-def vals(cfg, bk, ph, k):
-    return [r[k] for r in rows if r['cfg'] == cfg and r['batch'] == bk and r['phase'] == ph and r[k] is not None]
-
-
-def boot_ci(a, b, n=2000):
-    """95% bootstrap CI of mean(a)/mean(b); runs resampled within each configuration."""
-    if len(a) < 2 or len(b) < 2 or st.mean(b) == 0:
-        return None  # one run: no interval
-    rs = []
-    for _ in range(n):
-        ma = st.mean(rng.choice(a) for _ in a)
-        mb = st.mean(rng.choice(b) for _ in b)
-        if mb:
-            rs.append(ma / mb)
-    rs.sort()
-    return rs[int(0.025 * (len(rs) - 1))], rs[int(0.975 * (len(rs) - 1))]
 
 
 def fmt(v):
@@ -289,26 +99,438 @@ def fmt(v):
 
 
 def scale(k, v):
-    return v / 1000 if k == 'batch_ops_s' and v is not None else v
+    return v / 1000 if k.startswith('batch_') and k.endswith('ops_s') and v is not None else v
 
 
-def cell(cfg, bk, ph, k, base='N'):
-    a = vals(cfg, bk, ph, k)
-    if not a:
-        return '-'
-    m = scale(k, st.mean(a))
-    if cfg == base or LOWER.get(k) is None:
-        return fmt(m)
-    b = vals(base, bk, ph, k)
-    if not b or st.mean(b) == 0:
-        return fmt(m)
-    ratio = st.mean(a) / st.mean(b)
-    ci = boot_ci(a, b)
-    nd = ci and ci[0] <= 1.0 <= ci[1]
-    return f'{fmt(m)} ({ratio:.2f} [{ci[0]:.2f}-{ci[1]:.2f}]{" n.d." if nd else ""})' if ci else f'{fmt(m)} ({ratio:.2f})'
+# ---------------------------------------------------------------- raw files
+class Store:
+    """the raw files of a results directory: loose, or packed per run in raw/<run>.tar.xz"""
+
+    def __init__(self, d):
+        self.d = d
+        self.tars = {}
+        self.loose = set(os.listdir(d)) if os.path.isdir(d) else set()
+
+    def members(self, run):
+        if run not in self.tars:
+            m = {}
+            p = os.path.join(self.d, 'raw', run + '.tar.xz')
+            if os.path.exists(p):
+                with tarfile.open(p, 'r:xz') as t:
+                    for ti in t.getmembers():
+                        if ti.isfile():
+                            m[os.path.basename(ti.name)] = t.extractfile(ti).read().decode(errors='replace')
+            self.tars[run] = m
+        return self.tars[run]
+
+    def names(self, run, prefix):
+        out = sorted(n for n in self.loose if n.startswith(prefix))
+        return out or sorted(n for n in self.members(run) if n.startswith(prefix))
+
+    def text(self, run, name):
+        if name in self.loose:
+            with open(os.path.join(self.d, name), errors='replace') as f:
+                return f.read()
+        return self.members(run).get(name)
+
+    def has_run(self, run):
+        return (run + '.marks') in self.loose or (run + '.marks') in self.members(run)
 
 
-def ordered(key):
+def kvfile(path):
+    d = {}
+    try:
+        for line in open(path):
+            if '=' in line:
+                k, v = line.rstrip('\n').split('=', 1)
+                d[k.strip()] = v.strip()
+    except OSError:
+        pass
+    return d
+
+
+def read_marks(store, run):
+    marks = []
+    for line in (store.text(run, run + '.marks') or '').splitlines():
+        f = line.split()
+        if len(f) < 8:
+            continue
+        vm = dict(x.split('=') for x in f[7].strip(',').split(',') if '=' in x)
+        marks.append({'name': f[0], 'mono': int(f[1]), 'epoch': int(f[2]), 'bsys': int(f[3]), 'busage': int(f[4]),
+                      'dcpu': int(f[5]), 'scpu': int(f[6]), 'vm': {k: int(v) for k, v in vm.items()}})
+    return marks
+
+
+def parse_tx(text, compact):
+    """(completion epoch ms, latency from the scheduled start in us) per transaction. pgbench -l:
+    client tx latency_us script epoch_s epoch_us [schedule_lag_us]; compact (--pack): ms us"""
+    out = []
+    for line in text.splitlines():
+        f = line.split()
+        try:
+            if compact and len(f) == 2:
+                out.append((int(f[0]), int(f[1])))
+            elif len(f) >= 6:
+                out.append((int(f[4]) * 1000 + int(f[5]) // 1000, int(f[2]) + (int(f[6]) if len(f) > 6 else 0)))
+        except ValueError:
+            continue  # "skipped" transactions (only with -L) or garbage
+    return out
+
+
+def read_tx(store, run, phase):
+    out = []
+    pre = f'{run}.pg.{phase}.tx'
+    for n in store.names(run, pre):
+        if n == pre + 'c':
+            out += parse_tx(store.text(run, n), True)
+        elif n.startswith(pre + '.'):
+            out += parse_tx(store.text(run, n), False)
+    return out
+
+
+NSAMPLE = 22  # zsample columns (older results have 17: the rest read as -1)
+
+
+def read_samples(store, run):
+    s = []
+    for line in (store.text(run, run + '.samples') or '').splitlines():
+        f = line.split()
+        if len(f) >= 17:
+            try:
+                v = list(map(int, f))
+            except ValueError:
+                continue
+            s.append(v + [-1] * (NSAMPLE - len(v)))
+    return s
+
+
+def read_batch_log(store, run):
+    """(t_ms, ops, fill_ops or None) every 500 ms"""
+    b = []
+    for line in (store.text(run, run + '.batch.log') or '').splitlines():
+        f = line.split()
+        if len(f) in (2, 3):
+            b.append((int(f[0]), int(f[1]), int(f[2]) if len(f) == 3 else None))
+    return b
+
+
+def at(blog, t, col):
+    """cumulative batch counter (col 1 ops, 2 fill ops) at monotonic ms t, interpolated"""
+    if not blog or t <= blog[0][0]:
+        return 0
+    for u, v in zip(blog, blog[1:]):
+        if u[0] <= t <= v[0]:
+            return u[col] + (v[col] - u[col]) * (t - u[0]) / max(1, v[0] - u[0])
+    return blog[-1][col]
+
+
+def psi_pct(samples, a, b, col):
+    sel = [x for x in samples if a <= x[0] <= b and x[col] >= 0]
+    if len(sel) < 2:
+        return None
+    return 100.0 * (sel[-1][col] - sel[0][col]) / max(1, (sel[-1][0] - sel[0][0]) * 1000)
+
+
+def seconds_over(tx, slo_us, t0_epoch_ms, s0, s1):
+    """seconds s in [s0, s1) (relative to t0) over the SLO, on the wall clock: a second in which
+    transactions completed is over when their p99 exceeds the SLO; a second in which none
+    completed is over when a transaction was waiting in it for longer than the SLO (scheduled
+    start + SLO before the end of the second, completed after its start)"""
+    if not slo_us:
+        return set()
+    per = {}
+    for e, lat in tx:
+        per.setdefault((e - t0_epoch_ms) // 1000, []).append(lat)
+    over = {s for s, v in per.items() if s0 <= s < s1 and pct(sorted(v), 99) > slo_us}
+    empty = [s for s in range(s0, s1) if s not in per]
+    if empty:
+        spans = [((e - lat / 1000.0) - t0_epoch_ms, e - t0_epoch_ms) for e, lat in tx if lat > slo_us]
+        for s in empty:
+            a, b = s * 1000, (s + 1) * 1000
+            if any(st0 + slo_us / 1000.0 < b and end > a for st0, end in spans):
+                over.add(s)
+    return over
+
+
+def windows(sel, ms=1000):
+    """(first sample, next) pairs about ms apart"""
+    out, prev = [], None
+    for x in sel:
+        if prev is None or x[0] - prev[0] >= ms:
+            if prev is not None:
+                out.append((prev, x))
+            prev = x
+    return out
+
+
+def extract(R, store, runs, plot=True):
+    # The boot's SLO: 2x the median over every measured run of the p99 in phase `alone`.
+    a99 = []
+    for rd in runs:
+        if rd.get('warmup') == '1':
+            continue
+        lat = sorted(l for _, l in read_tx(store, rd['run'], 'alone'))
+        if lat:
+            a99.append(pct(lat, 99))
+    boot_slo = 2 * st.median(a99) if a99 else None
+    rows = []
+    if plot:
+        os.makedirs(os.path.join(R, 'plot'), exist_ok=True)
+    for rd in runs:
+        run, cfg, bk, idx = rd['run'], rd['cfg'], rd['batch'], int(rd['idx'])
+        marks = read_marks(store, run)
+        if len(marks) < 2:
+            continue
+        limit_kb = int(rd.get('limit_kB') or 0)
+        off = marks[0]['epoch'] - marks[0]['mono']  # epoch ms - monotonic ms
+        t0e = marks[0]['epoch']
+        samples, blog = read_samples(store, run), read_batch_log(store, run)
+        phases = [(marks[i]['name'], marks[i], marks[i + 1]) for i in range(len(marks) - 1)]
+        txs = {p: read_tx(store, run, p) for p, _, _ in phases}
+        alltx = [t for p, _, _ in phases for t in txs[p]]
+        alone = sorted(l for _, l in txs.get('alone', [])) or sorted(l for _, l in txs[phases[0][0]])
+        slo_us = 2 * pct(alone, 99) if alone else None
+        nsec = (marks[-1]['mono'] - marks[0]['mono']) // 1000
+        over_run = seconds_over(alltx, slo_us, t0e, 0, nsec + 1)
+        over_boot = seconds_over(alltx, boot_slo, t0e, 0, nsec + 1)
+        per_sec = {}
+        for e, lat in alltx:
+            per_sec.setdefault((e - t0e) // 1000, []).append(lat)
+        fill_known = bool(blog) and blog[-1][2] is not None
+        for p, a, b in phases + [('all', marks[0], marks[-1])]:
+            dur = (b['mono'] - a['mono']) / 1000.0
+            lat = sorted(l for q, _, _ in phases if p in ('all', q) for _, l in txs[q])
+            s0, s1 = (a['mono'] - marks[0]['mono']) // 1000, (b['mono'] - marks[0]['mono']) // 1000
+            secs = range(s0, s1)
+            sel = [x for x in samples if a['mono'] <= x[0] <= b['mono']]
+            ge95 = sum(1 for x in sel if x[3] > 0 and x[1] >= 0.95 * x[3]) / len(sel) if sel else None
+            poolm = st.mean(100.0 * x[1] / x[3] for x in sel if x[3] > 0) if sel else None
+            knob = sum(1 for x in sel if x[4] == 1) / len(sel) if sel else None
+            kch = sum(1 for u, v in zip(sel, sel[1:]) if u[4] != v[4])
+            caps = [x[15] for x in sel if x[15] >= 0]
+            capm = st.mean(caps) / 1024 if caps else None
+            win = windows(sel)
+            # rejecting: swap-out to the disk going on (pswpout beyond what writeback explains)
+            # while no store reached the pool (zswpout flat)
+            rej = sum(1 for u, v in win if v[5] == u[5] and (v[7] - u[7]) - (v[6] - u[6]) > 0) / len(win) if win else None
+            dbg = [x for x in sel if x[20] >= 0]
+            plh = dbg[-1][20] - dbg[0][20] if len(dbg) >= 2 else None
+            rjh = dbg[-1][21] - dbg[0][21] if len(dbg) >= 2 and dbg[0][21] >= 0 else None
+            svcz = [x[17] for x in sel if x[17] >= 0 and x[3] > 0]
+            share = st.mean(x[17] / x[3] for x in sel if x[17] >= 0 and x[3] > 0) if svcz else None
+            ops = at(blog, b['mono'], 1) - at(blog, a['mono'], 1)
+            fill = at(blog, b['mono'], 2) - at(blog, a['mono'], 2) if fill_known else None
+            vm = {k: b['vm'].get(k, 0) - a['vm'].get(k, 0) for k in ('zswpout', 'zswpin', 'zswpwb', 'pswpin', 'pswpout')}
+            over_r = sum(1 for s in secs if s in over_run)
+            over_b = sum(1 for s in secs if s in over_boot)
+            rows.append({
+                'cfg': cfg, 'batch': bk, 'run': idx, 'phase': p, 'dur_s': round(dur, 1),
+                'warmup': 1 if rd.get('warmup') == '1' else 0,
+                'svc_n': len(lat),
+                'svc_p50_ms': pct(lat, 50) / 1e3 if lat else None,
+                'svc_p99_ms': pct(lat, 99) / 1e3 if lat else None,
+                'svc_p999_ms': pct(lat, 99.9) / 1e3 if lat else None,
+                'svc_tps': len(lat) / dur if dur > 0 else None,
+                'slo_ms': slo_us / 1e3 if slo_us else None,
+                'slo_over_s': over_r, 'slo_met_frac': 1 - over_r / max(1, len(secs)),
+                'sloB_over_s': over_b, 'sloB_met_frac': 1 - over_b / max(1, len(secs)),
+                'batch_ops_s': ops / dur if dur > 0 else None,
+                'batch_fill_ops_s': fill / dur if fill is not None and dur > 0 else None,
+                'batch_reread_ops_s': (ops - fill) / dur if fill is not None and dur > 0 else None,
+                'batch_sys_s': (b['bsys'] - a['bsys']) / 1e6,
+                'batch_cpu_s': (b['busage'] - a['busage']) / 1e6,
+                'svc_cpu_s': (b['scpu'] - a['scpu']) / 1e6,
+                'daemon_cpu_ms': (b['dcpu'] - a['dcpu']) / 1e3,
+                **vm,
+                'pool_ge95_frac': ge95, 'pool_reject_frac': rej, 'pool_limit_hit': plh, 'reject_hits': rjh,
+                'pool_mean_pct': poolm, 'knob_on_frac': knob, 'knob_changes': kch,
+                'cap_mean_MiB': capm, 'svc_pool_share': share,
+                'psi_svc_pct': psi_pct(samples, a['mono'], b['mono'], 10),
+                'psi_batch_pct': psi_pct(samples, a['mono'], b['mono'], 11),
+                'psi_sys_pct': psi_pct(samples, a['mono'], b['mono'], 9),
+                'psi_cpu_svc_pct': psi_pct(samples, a['mono'], b['mono'], 18),
+                'psi_cpu_batch_pct': psi_pct(samples, a['mono'], b['mono'], 19),
+                'limit_MiB': limit_kb / 1024,
+            })
+        if not plot:
+            continue
+        # timeline for plot.sh: t (s from the first phase), pool % of limit, PSI svc/batch (% over
+        # the last 1 s), knob, cap in % of the pool limit (-1 = none), service p99 in that second
+        t00 = marks[0]['mono']
+        with open(os.path.join(R, 'plot', run + '.dat'), 'w') as o:
+            for i, x in enumerate(samples):
+                j = max(0, i - 10)
+                dt = (x[0] - samples[j][0]) * 1000 or 1
+                ps = 100 * (x[10] - samples[j][10]) / dt if i and x[10] >= 0 else 0
+                pb = 100 * (x[11] - samples[j][11]) / dt if i and x[11] >= 0 else 0
+                pool = 100 * x[1] / x[3] if x[3] > 0 else 0
+                cap = 100 * x[15] / x[3] if x[15] >= 0 and x[3] > 0 else -1
+                v = per_sec.get((x[0] + off - t0e) // 1000)
+                p99 = pct(sorted(v), 99) / 1e3 if v else -1
+                o.write(f"{(x[0] - t00) / 1000:.2f} {pool:.1f} {ps:.1f} {pb:.1f} {x[4]} {cap:.1f} {p99:.2f}\n")
+        with open(os.path.join(R, 'plot', run + '.marks'), 'w') as o:
+            for m in marks:
+                o.write(f"{(m['mono'] - t00) / 1000:.1f} {m['name']}\n")
+    return rows, boot_slo
+
+
+def read_phases_csv(path):
+    rows = []
+    with open(path, newline='') as f:
+        for r in csv.DictReader(f):
+            d = {}
+            for k, v in r.items():
+                if k in ('cfg', 'batch', 'phase'):
+                    d[k] = v
+                elif v in ('', None):
+                    d[k] = None
+                else:
+                    try:
+                        d[k] = float(v)
+                    except ValueError:
+                        d[k] = v
+            d['run'] = int(d['run'])
+            rows.append(d)
+    return rows
+
+
+# ---------------------------------------------------------------- packing
+RAW_SUFFIXES = ('.marks', '.samples', '.batch.log', '.batch', '.daemon', '.flips', '.warmup.out')
+
+
+def pack(R, budget_mib=10.0):
+    runs = read_runs(R)
+    os.makedirs(os.path.join(R, 'raw'), exist_ok=True)
+    files = os.listdir(R)
+    total = 0
+    for rd in runs:
+        run = rd['run']
+        path = os.path.join(R, 'raw', run + '.tar.xz')
+        with tarfile.open(path, 'w:xz', preset=9) as t:
+            def add(name, data):
+                ti = tarfile.TarInfo(name)
+                ti.size, ti.mtime, ti.mode = len(data), 0, 0o644
+                t.addfile(ti, io.BytesIO(data))
+            for s in RAW_SUFFIXES:
+                p = os.path.join(R, run + s)
+                if os.path.isfile(p):
+                    add(run + s, open(p, 'rb').read())
+            phases = sorted({n[len(run) + 4:].split('.tx.')[0] for n in files
+                             if n.startswith(run + '.pg.') and '.tx.' in n})
+            for ph in phases:
+                tx = []
+                for n in sorted(files):
+                    if n.startswith(f'{run}.pg.{ph}.tx.'):
+                        tx += parse_tx(open(os.path.join(R, n), errors='replace').read(), False)
+                tx.sort()
+                add(f'{run}.pg.{ph}.txc', ''.join(f'{e} {l}\n' for e, l in tx).encode())
+                p = os.path.join(R, f'{run}.pg.{ph}.out')
+                if os.path.isfile(p):
+                    add(f'{run}.pg.{ph}.out', open(p, 'rb').read())
+        total += os.path.getsize(path)
+    mib = total / 1048576
+    print(f'summarize: packed {len(runs)} runs into {R}/raw: {mib:.1f} MiB (budget {budget_mib:g} MiB)')
+    return 0 if mib <= budget_mib else 1
+
+
+def read_runs(R):
+    runs = []
+    try:
+        for line in open(os.path.join(R, 'runs.txt')):
+            d = dict(x.split('=', 1) for x in line.split() if '=' in x)
+            if 'run' in d:
+                runs.append(d)
+    except OSError:
+        pass
+    return runs
+
+
+# ---------------------------------------------------------------- the report
+class Report:
+    def __init__(self, rows, aa, base):
+        self.rows = [r for r in rows if not r.get('warmup')]
+        self.aa = aa
+        self.base = base
+        self._v = {}
+        self._off = {}
+        self._mde = {}
+        for r in self.rows:
+            self._v.setdefault((r['cfg'], r['batch'], r['phase']), []).append(r)
+
+    def vals(self, cfg, bk, ph, k):
+        return [r[k] for r in self._v.get((cfg, bk, ph), []) if r.get(k) is not None]
+
+    def off(self, bk, ph, k):
+        key = (bk, ph, k)
+        if key not in self._off:
+            allv = [r[k] for r in self.rows if r['batch'] == bk and r['phase'] == ph and r.get(k) is not None]
+            self._off[key] = stats.offset(allv, RES.get(k, 0.0))
+        return self._off[key]
+
+    def mde(self, bk, ph, k):
+        key = (bk, ph, k)
+        if key not in self._mde:
+            m = None
+            if self.aa:
+                a, b = self.vals(self.aa[1], bk, ph, k), self.vals(self.aa[0], bk, ph, k)
+                if a and b and not (stats.constant(a + b)):
+                    m = stats.mde(a, b, self.off(bk, ph, k))
+                elif a and b and len(a) > 1 and len(b) > 1:
+                    m = 1.0
+            self._mde[key] = m
+        return self._mde[key]
+
+    def cmp(self, cfg, bk, ph, k, base=None):
+        a, b = self.vals(cfg, bk, ph, k), self.vals(base or self.base, bk, ph, k)
+        if not a or not b:
+            return None
+        return stats.compare(a, b, self.off(bk, ph, k), self.mde(bk, ph, k))
+
+    def cell(self, cfg, bk, ph, k):
+        a = self.vals(cfg, bk, ph, k)
+        if not a:
+            return '-'
+        m = fmt(scale(k, st.mean(a)))
+        if cfg == self.base or LOWER.get(k) is None:
+            return m
+        c = self.cmp(cfg, bk, ph, k)
+        if c is None:
+            return m
+        if c['why'] == 'equal':
+            return f'{m} (= n.d.)'
+        iv = f"{c['ratio']:.2f} [{c['lo']:.2f}-{c['hi']:.2f}]"
+        return f'{m} ({iv}{" n.d." if c["nd"] else ""})'
+
+    def aa_check(self, bks, phs):
+        """(K, M, K by the permutation test, flagged list) over every metric and phase"""
+        k = m = kp = 0
+        pmin = None
+        hits = []
+        a1, a2 = self.aa
+        for bk in bks:
+            for ph in phs:
+                for key, _, low in METRICS:
+                    if low is None:
+                        continue
+                    a, b = self.vals(a2, bk, ph, key), self.vals(a1, bk, ph, key)
+                    if len(a) < 2 or len(b) < 2 or stats.constant(a + b):
+                        continue
+                    w = stats.welch_log(a, b, self.off(bk, ph, key))
+                    if w is None:
+                        continue
+                    m += 1
+                    if not w['lo'] <= 1.0 <= w['hi']:
+                        k += 1
+                        hits.append(f"{ph}/{LAB[key]} {w['ratio']:.2f} [{w['lo']:.2f}-{w['hi']:.2f}]")
+                    p = stats.perm_p(a, b, self.off(bk, ph, key))
+                    kp += p is not None and p < 0.05
+                    n1, n2 = len(a), len(b)
+                    pm = 2 / math.comb(n1 + n2, n1) if n1 == n2 else 1 / math.comb(n1 + n2, n1)
+                    pmin = pm if pmin is None else min(pmin, pm)
+        return k, m, kp, pmin, hits
+
+
+def ordered(rows, key):
     out = []
     for r in rows:
         if r[key] not in out:
@@ -316,267 +538,360 @@ def ordered(key):
     return out
 
 
-cfgs, bks = ordered('cfg'), ordered('batch')
-phs = ordered('phase')
-status = 0
-print('## Calibration (this boot)')
-print()
-ok = calib.get('ok') == '1'
-if not ok or calib_end.get('ok', '1') != '1':
-    status = 3
-    print('**CALIBRATION FAILED: the disk/zswap swap-in ratio is outside its range; these results do not model an SSD.**')
-    print()
-print(f"Swap disk profile `{calib.get('profile', '?')}`: random 4 KiB swap-in from the disk p50 "
+METHOD = ('Method (tests/bench/stats.py): every ratio is the ratio of geometric means of a configuration\'s runs '
+          'to those of the base configuration, with the 95% Welch t interval on the difference of the mean '
+          'logarithms (log(x + c); c = 0 unless the metric is zero in some run, then the larger of its '
+          'resolution and 1% of its positive mean), per metric and phase; runs are the unit, never resampled. '
+          'The A/A pair is one configuration run twice under two names; the minimum detectable effect (MDE) of a '
+          'metric in a phase is exp(t(0.975, n1+n2-2) * s_p * sqrt(1/n1 + 1/n2)), s_p the pooled standard deviation '
+          'of the A/A pair\'s logs: the smallest ratio this bed resolves at this n. A ratio is "n.d." (no difference '
+          'shown) when its interval includes 1 or the ratio lies within [1/MDE, MDE]; "(= n.d.)": every run of both '
+          'gave the same value.')
+
+
+def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, warm_note, out):
+    p = lambda *a: print(*a, file=out)  # noqa: E731
+    status = 0
+    cfgs = ordered([r for r in rows if not r.get('warmup')], 'cfg')
+    if base not in cfgs:
+        base = 'N' if 'N' in cfgs else (cfgs[0] if cfgs else base)
+    if aa and not all(c in cfgs for c in aa):
+        aa = None
+    rep = Report(rows, aa, base)
+    twins = {aa[1]: aa[0]} if aa else {}
+    p('## Calibration (this boot)')
+    p()
+    ok = calib.get('ok') == '1'
+    if not ok or calib_end.get('ok', '1') != '1':
+        status = 3
+        p('**CALIBRATION FAILED: the disk/zswap swap-in ratio is outside its range; these results do not model an SSD.**')
+        p()
+    p(f"Swap disk profile `{calib.get('profile', '?')}`: random 4 KiB swap-in from the disk p50 "
       f"{calib.get('disk_p50_us', '?')} us, from zswap p50 {calib.get('zswap_p50_us', '?')} us: "
       f"ratio **{calib.get('ratio', '?')}x** (wanted {calib.get('range', '?')}; {'ok' if ok else 'FAILED'}) "
       f"at the start of the boot" + (f"; at its end {calib_end.get('disk_p50_us')} us / {calib_end.get('zswap_p50_us')} us = "
-      f"**{calib_end.get('ratio')}x** ({'ok' if calib_end.get('ok') == '1' else 'FAILED'})" if calib_end else '') + '.')
-print()
-print(f"Guest: kernel {env.get('kernel', '?')}, MemTotal {env.get('MemTotal', '?')}, zswap compressor "
+                                      f"**{calib_end.get('ratio')}x** ({'ok' if calib_end.get('ok') == '1' else 'FAILED'})" if calib_end else '') + '.')
+    p()
+    p(f"Guest: kernel {env.get('kernel', '?')}, MemTotal {env.get('MemTotal', '?')}, zswap compressor "
       f"{env.get('zswap.compressor', '?')}/{env.get('zswap.zpool', '?')}, daemon {env.get('daemon', '?')} "
       f"(commit {env.get('commit', '?')}, sha256 {env.get('daemon_sha256', '?')}), {env.get('postgres', '?')}.")
-print()
-print('Settings: ' + env.get('settings', '?') + '; schedule `' + env.get('schedule', '?') + '`.')
-print()
-if not rows:
-    print('**No run produced data.**')
-    sys.exit(3)
-nr = {c: len({r['run'] for r in rows if r['cfg'] == c}) for c in cfgs}
-print('Runs: ' + ', '.join(f'`{c}` x{nr[c]}' for c in cfgs) + '. Run wall times (s): ' +
-      ', '.join(f"{d['run']} {d.get('secs', '?')}" for d in runs) + '.')
-print()
-print('Configurations: ' + '; '.join(f'`{c}` = {cfg_name(c)}' for c in cfgs) + '.')
-print()
-print(f'Cells: mean over runs (ratio of means against static N [95% bootstrap CI, only with >= 2 runs each]; '
-      '"n.d." = the interval includes 1.0: no difference). Boot SLO = 2x the median over all runs of the p99 '
-      f'in phase `alone` ({fmt(BOOT_SLO_US / 1e3 if BOOT_SLO_US else None)} ms); per-run SLO = 2x the same run\'s p99 in `alone`; '
-      '"s over" = seconds whose p99 exceeded it. Latency is pgbench\'s, from the scheduled start (open loop). Counters are deltas '
-      'over the phase; batch kops/s = thousands of page touches per second.')
-COMPACT = ['sloB_over_s', 'sloB_met_frac', 'slo_over_s', 'slo_met_frac', 'svc_p99_ms', 'svc_p999_ms', 'svc_tps', 'batch_ops_s', 'pool_ge95_frac',
-           'zswpwb', 'pswpin', 'batch_sys_s', 'daemon_cpu_ms']
-lab['slo_met_frac'] = 'SLO met'
-LOWER['slo_met_frac'] = False
-lab['sloB_met_frac'] = 'boot SLO met'
-LOWER['sloB_met_frac'] = False
-for bk in bks:
-    print()
-    print(f'#### Whole run, batch `{bk}`')
-    print()
-    print('| config | ' + ' | '.join(lab[k] for k in COMPACT) + ' |')
-    print('|---|' + '---|' * len(COMPACT))
-    for c in cfgs:
-        print(f'| {c} | ' + ' | '.join(cell(c, bk, 'all', k) for k in COMPACT) + ' |')
-    real = [p for p in phs if p != 'all']
-    print()
-    print(f'#### Per phase, batch `{bk}`: service p99 ms / seconds over the boot SLO / batch kops/s (means)')
-    print()
-    print('| config | ' + ' | '.join(real) + ' |')
-    print('|---|' + '---|' * len(real))
+    p()
+    p('Settings: ' + env.get('settings', '?') + '; schedule `' + env.get('schedule', '?') + '`.')
+    p()
+    p('Source: ' + source + '.')
+    if not [r for r in rows if not r.get('warmup')]:
+        p()
+        p('**No run produced data.**')
+        return 3
+    p()
+    p(METHOD)
+    p()
+    nr = {c: len({r['run'] for r in rows if r['cfg'] == c and not r.get('warmup')}) for c in cfgs}
+    p('Runs: ' + ', '.join(f'`{c}` x{nr[c]}' for c in cfgs) + '. Order and wall time (s): ' +
+      ', '.join(f"{d['run']}{' (warm-up)' if d.get('warmup') == '1' else ''} {d.get('secs', '?')}" for d in runs) + '.' +
+      (f" Order seed {env['seed']} (guest/order.sh: a fresh random order every round)." if env.get('seed') else ''))
+    p()
+    p(warm_note)
+    if env.get('panics_before_userspace'):
+        p()
+        p(f"Guest panics before userspace (booted again): {env['panics_before_userspace']}.")
+    p()
+    p('Configurations: ' + '; '.join(f'`{c}` = {cfg_name(c, twins)}' for c in cfgs) + '.')
+    p()
+    bks = ordered(rep.rows, 'batch')
+    phs = ordered(rep.rows, 'phase')
+    real = [x for x in phs if x != 'all']
+    # ---- A/A and MDE
+    if aa:
+        k, m, kp, pmin, hits = rep.aa_check(bks, phs)
+        p(f'**A/A: {k} of {m} comparisons flagged** (`{aa[1]}` against `{aa[0]}`, every compared metric and every phase '
+          f'including the whole run, 95% Welch intervals on log ratios excluding 1; {0.05 * m:.1f} expected by chance; '
+          f'the exact permutation test flags {kp} of {m} at p < 0.05' +
+          (f', the smallest p it can give with these runs being {pmin:.3f}' if pmin else '') +
+          '). Comparisons where both gave the same value in every run are not counted' +
+          (f". Flagged: {'; '.join(hits)}." if hits else '.'))
+        p()
+        keys = [key for key, _, low in METRICS if low is not None]
+        p(f'Minimum detectable effect per metric and phase (from the A/A pair; a ratio within [1/MDE, MDE] is "n.d."; '
+          f'"-": no data or the metric is constant in the A/A runs):')
+        p()
+        p('| metric | ' + ' | '.join(phs) + ' |')
+        p('|---|' + '---|' * len(phs))
+        for bk in bks:
+            for key in keys:
+                cells = []
+                for ph in phs:
+                    v = rep.mde(bk, ph, key)
+                    cells.append('-' if v is None else f'{v:.2f}')
+                if any(c != '-' for c in cells):
+                    p(f"| {LAB[key]}{'' if len(bks) == 1 else ' ' + bk} | " + ' | '.join(cells) + ' |')
+    else:
+        p('**A/A: no A/A pair in this matrix** (AA= in the conf, or --aa): no minimum detectable effect; '
+          'a ratio is "n.d." only when its interval includes 1.')
+    p()
+    p(f'Cells: mean over runs (ratio against `{base}` [95% interval], only with >= 2 runs each; "n.d." as above). '
+      f'Boot SLO = 2x the median over all runs of the p99 in phase `alone` ({fmt(boot_slo / 1e3 if boot_slo else None)} ms); '
+      'per-run SLO = 2x the same run\'s p99 in `alone`; "s over" = seconds on the wall clock whose p99 exceeded it, '
+      'or in which no transaction completed while one had been waiting longer than the SLO. Latency is pgbench\'s, '
+      'from the scheduled start (open loop). Counters are deltas over the phase; batch kops/s = thousands of page '
+      'touches per second, split into the first fill of the footprint and re-reads; "pool rejecting" = share of '
+      '1 s windows in which pages went to the disk but none to the pool (pswpout beyond zswpwb moved, zswpout did '
+      'not); pool_limit_hit, reject_* from debugfs (when mounted); PSI = share of wall time with some task of the '
+      'cgroup stalled.')
+    compact = ['sloB_over_s', 'slo_over_s', 'svc_p99_ms', 'svc_p999_ms', 'svc_tps', 'batch_reread_ops_s',
+               'batch_fill_ops_s', 'batch_ops_s', 'pool_ge95_frac', 'pool_reject_frac', 'zswpwb', 'pswpin',
+               'psi_cpu_svc_pct', 'psi_cpu_batch_pct', 'daemon_cpu_ms']
+    compact = [k for k in compact if any(r.get(k) is not None for r in rep.rows)]
+    for bk in bks:
+        p()
+        p(f'#### Whole run, batch `{bk}`')
+        p()
+        p('| config | ' + ' | '.join(LAB[k] for k in compact) + ' |')
+        p('|---|' + '---|' * len(compact))
+        for c in cfgs:
+            p(f'| {c} | ' + ' | '.join(rep.cell(c, bk, 'all', k) for k in compact) + ' |')
+        ops_k = 'batch_reread_ops_s' if any(r.get('batch_reread_ops_s') is not None for r in rep.rows) else 'batch_ops_s'
+        p()
+        p(f'#### Per phase, batch `{bk}`: service p99 ms / seconds over the boot SLO / {LAB[ops_k]} (means)')
+        p()
+        p('| config | ' + ' | '.join(real) + ' |')
+        p('|---|' + '---|' * len(real))
 
-    def m3(c, ph):
-        out = []
-        for k in ('svc_p99_ms', 'sloB_over_s', 'batch_ops_s'):
-            v = vals(c, bk, ph, k)
-            out.append(fmt(scale(k, st.mean(v))) if v else '-')
-        return ' / '.join(out)
-    for c in cfgs:
-        print(f'| {c} | ' + ' | '.join(m3(c, ph) for ph in real) + ' |')
-    stat_c = [c for c in cfgs if c in STATIC]
-    if stat_c:
-        cells = []
-        for ph in real:
-            parts = []
-            for k, low in (('svc_p99_ms', True), ('sloB_over_s', True), ('batch_ops_s', False)):
-                cand = [(st.mean(vals(c, bk, ph, k)), c) for c in stat_c if vals(c, bk, ph, k)]
+        def m3(c, ph):
+            o = []
+            for k in ('svc_p99_ms', 'sloB_over_s', ops_k):
+                v = rep.vals(c, bk, ph, k)
+                o.append(fmt(scale(k, st.mean(v))) if v else '-')
+            return ' / '.join(o)
+        for c in cfgs:
+            p(f'| {c} | ' + ' | '.join(m3(c, ph) for ph in real) + ' |')
+        stat_c = [c for c in cfgs if c in STATIC]
+        if stat_c:
+            cells = []
+            for ph in real:
+                parts = []
+                for k, low in (('svc_p99_ms', True), ('sloB_over_s', True), (ops_k, False)):
+                    cand = [(st.mean(rep.vals(c, bk, ph, k)), c) for c in stat_c if rep.vals(c, bk, ph, k)]
+                    if not cand:
+                        parts.append('-')
+                        continue
+                    v, c = (min if low else max)(cand)
+                    parts.append(f'{fmt(scale(k, v))} {"(all)" if all(x == v for x, _ in cand) else c}')
+                cells.append(' / '.join(parts))
+            p('| hindsight best static | ' + ' | '.join(cells) + ' |')
+    for bk in bks:
+        for k in ('svc_p99_ms', 'sloB_over_s', 'slo_over_s', 'batch_reread_ops_s', 'batch_fill_ops_s', 'batch_ops_s',
+                  'pool_ge95_frac', 'pool_reject_frac', 'pswpin', 'zswpwb', 'psi_cpu_svc_pct', 'psi_cpu_batch_pct'):
+            if not any(r.get(k) is not None for r in rep.rows):
+                continue
+            p()
+            p(f'#### Headline, batch `{bk}`: {LAB[k]} per phase')
+            p()
+            p('| config | ' + ' | '.join(phs) + ' |')
+            p('|---|' + '---|' * len(phs))
+            for c in cfgs:
+                p(f'| {c} | ' + ' | '.join(rep.cell(c, bk, ph, k) for ph in phs) + ' |')
+    head = ['svc_p50_ms', 'svc_p99_ms', 'svc_p999_ms', 'sloB_over_s', 'slo_over_s', 'svc_tps', 'batch_ops_s',
+            'batch_fill_ops_s', 'batch_reread_ops_s', 'pool_ge95_frac', 'pool_reject_frac']
+    more = ['zswpout', 'zswpwb', 'zswpin', 'pswpin', 'pswpout', 'pool_limit_hit', 'reject_hits', 'batch_sys_s',
+            'daemon_cpu_ms', 'psi_svc_pct', 'psi_batch_pct', 'psi_cpu_svc_pct', 'psi_cpu_batch_pct',
+            'svc_pool_share', 'knob_on_frac', 'knob_changes', 'cap_mean_MiB']
+    for bk in bks:
+        for ph in phs:
+            sel = [r for r in rep.rows if r['batch'] == bk and r['phase'] == ph]
+            if not sel:
+                continue
+            p()
+            p(f'### Batch `{bk}`, phase `{ph}` ({fmt(st.mean(r["dur_s"] for r in sel))} s)')
+            for keys in (head, more):
+                keys = [k for k in keys if any(r.get(k) is not None for r in sel)]
+                p()
+                p('| config | ' + ' | '.join(LAB[k] for k in keys) + ' |')
+                p('|---|' + '---|' * len(keys))
+                for c in cfgs:
+                    p(f'| {c} | ' + ' | '.join(rep.cell(c, bk, ph, k) for k in keys) + ' |')
+    # ---- hindsight and targets
+    statics = [c for c in cfgs if c in STATIC and c not in twins]
+    daemons = [c for c in cfgs if c not in STATIC and c not in twins]
+
+    def mean(c, bk, ph, k):
+        v = rep.vals(c, bk, ph, k)
+        return st.mean(v) if v else None
+    for bk in bks:
+        ops_k = 'batch_reread_ops_s' if any(r.get('batch_reread_ops_s') is not None for r in rep.rows) else 'batch_ops_s'
+        goal = [('svc_p99_ms', True), ('sloB_over_s', True), ('slo_over_s', True), (ops_k, False), ('pool_ge95_frac', True)]
+        p()
+        p(f'### Per-phase hindsight optimum over the static settings (batch `{bk}`)')
+        p()
+        p('Best static setting per phase and metric (mean), and each daemon configuration\'s mean as a ratio '
+          'to that best (for latency/SLO/pool lower is better, for batch throughput higher); "n.d." when the '
+          'daemon and that static setting are not told apart (interval or MDE).')
+        p()
+        p('| phase | metric | best static | value | ' + ' | '.join(daemons) + ' |')
+        p('|---|---|---|---|' + '---|' * len(daemons))
+        hind = {}
+        for ph in real + ['all']:
+            for k, low in goal:
+                cand = [(mean(c, bk, ph, k), c) for c in statics if mean(c, bk, ph, k) is not None]
                 if not cand:
-                    parts.append('-')
                     continue
                 v, c = (min if low else max)(cand)
-                parts.append(f'{fmt(scale(k, v))} {"(all)" if all(x == v for x, _ in cand) else c}')
-            cells.append(' / '.join(parts))
-        print('| hindsight best static | ' + ' | '.join(cells) + ' |')
-for bk in bks:
-    for k in ('svc_p99_ms', 'sloB_over_s', 'slo_over_s', 'batch_ops_s', 'pool_ge95_frac', 'pswpin', 'zswpwb'):
-        print()
-        print(f'#### Headline, batch `{bk}`: {lab[k]} per phase')
-        print()
-        print('| config | ' + ' | '.join(phs) + ' |')
-        print('|---|' + '---|' * len(phs))
-        for c in cfgs:
-            print(f'| {c} | ' + ' | '.join(cell(c, bk, ph, k) for ph in phs) + ' |')
-HEAD = ['svc_p50_ms', 'svc_p99_ms', 'svc_p999_ms', 'sloB_over_s', 'slo_over_s', 'svc_tps', 'batch_ops_s', 'pool_ge95_frac']
-MORE = ['zswpout', 'zswpwb', 'zswpin', 'pswpin', 'pswpout', 'batch_sys_s', 'daemon_cpu_ms', 'psi_svc_pct',
-        'psi_batch_pct', 'knob_on_frac', 'knob_changes', 'cap_mean_MiB']
-for bk in bks:
-    for ph in phs:
-        sel = [r for r in rows if r['batch'] == bk and r['phase'] == ph]
-        if not sel:
-            continue
-        print()
-        print(f'### Batch `{bk}`, phase `{ph}` ({fmt(st.mean(r["dur_s"] for r in sel))} s)')
-        for keys in (HEAD, MORE):
-            print()
-            print('| config | ' + ' | '.join(lab[k] for k in keys) + ' |')
-            print('|---|' + '---|' * len(keys))
-            for c in cfgs:
-                print(f'| {c} | ' + ' | '.join(cell(c, bk, ph, k) for k in keys) + ' |')
-
-# ---------------------------------------------------------------- hindsight and targets
-GOAL = [('svc_p99_ms', True), ('sloB_over_s', True), ('slo_over_s', True), ('batch_ops_s', False), ('pool_ge95_frac', True)]
-statics = [c for c in cfgs if c in STATIC]
-daemons = [c for c in cfgs if c not in STATIC]
-
-
-def m(c, bk, ph, k):
-    v = vals(c, bk, ph, k)
-    return st.mean(v) if v else None
-
-
-for bk in bks:
-    real = [p for p in phs if p != 'all']
-    print()
-    print(f'### Per-phase hindsight optimum over the static settings (batch `{bk}`)')
-    print()
-    print('Best static setting per phase and metric (mean), and each daemon configuration\'s mean as a ratio '
-          'to that best (for latency/SLO/pool lower is better, for batch throughput higher).')
-    print()
-    print('| phase | metric | best static | value | ' + ' | '.join(daemons) + ' |')
-    print('|---|---|---|---|' + '---|' * len(daemons))
-    hind = {}
-    for ph in real + ['all']:
-        for k, low in GOAL:
-            cand = [(m(c, bk, ph, k), c) for c in statics if m(c, bk, ph, k) is not None]
-            if not cand:
-                continue
-            v, c = (min if low else max)(cand)
-            if all(x == v for x, _ in cand):
-                c = 'all equal'
-            hind[(ph, k)] = v
-            cells = []
-            for d in daemons:
-                dv = m(d, bk, ph, k)
-                cells.append('-' if dv is None else (f'{fmt(scale(k, dv))} ({dv / v:.2f}x)' if v else fmt(scale(k, dv))))
-            print(f'| {ph} | {lab[k]} | {c} | {fmt(scale(k, v))} | ' + ' | '.join(cells) + ' |')
-    # the whole run's hindsight optimum: per phase the best static, summed over phases
-    tot = {}
-    for k, low in (('sloB_over_s', True), ('slo_over_s', True), ('batch_ops_s', False)):
-        s = 0
-        for ph in real:
-            v = hind.get((ph, k))
-            if v is None:
-                continue
-            dur = st.mean(r['dur_s'] for r in rows if r['batch'] == bk and r['phase'] == ph)
-            s += v * (dur if k == 'batch_ops_s' else 1)
-        tot[k] = s
-    print()
-    print(f"Hindsight optimum for the whole run (the best static setting chosen per phase, on each metric "
+                best = c
+                if all(x == v for x, _ in cand):
+                    c = 'all equal'
+                hind[(ph, k)] = v
+                cells = []
+                for d in daemons:
+                    dv = mean(d, bk, ph, k)
+                    if dv is None:
+                        cells.append('-')
+                        continue
+                    cm = rep.cmp(d, bk, ph, k, base=best)
+                    nd = ' n.d.' if cm and cm['nd'] else ''
+                    cells.append(f'{fmt(scale(k, dv))} ({dv / v:.2f}x{nd})' if v else fmt(scale(k, dv)))
+                p(f'| {ph} | {LAB[k]} | {c} | {fmt(scale(k, v))} | ' + ' | '.join(cells) + ' |')
+        tot = {}
+        for k in ('sloB_over_s', 'slo_over_s', ops_k):
+            s = 0
+            for ph in real:
+                v = hind.get((ph, k))
+                if v is None:
+                    continue
+                dur = st.mean(r['dur_s'] for r in rep.rows if r['batch'] == bk and r['phase'] == ph)
+                s += v * (dur if k == ops_k else 1)
+            tot[k] = s
+        p()
+        p(f"Hindsight optimum for the whole run (the best static setting chosen per phase, on each metric "
           f"separately, so no single setting reaches it): {fmt(tot['sloB_over_s'])} s over the boot SLO "
-          f"({fmt(tot['slo_over_s'])} s over the per-run SLO), "
-          f"{fmt(tot['batch_ops_s'] / 1e3)} k batch operations.")
-    for d in daemons:
-        so, ops = m(d, bk, 'all', 'sloB_over_s'), m(d, bk, 'all', 'batch_ops_s')
-        dur = m(d, bk, 'all', 'dur_s')
-        if so is not None and ops is not None:
-            print(f"`{d}`: {fmt(so)} s over the boot SLO ({so - tot['sloB_over_s']:+.1f} s against the optimum), "
-                  f"{fmt(ops * dur / 1e3)} k operations ({ops * dur / tot['batch_ops_s']:.2f}x the optimum).")
-    # the issue's targets for the configured daemon, on the whole run
-    print()
-    print(f'### The targets of issue 9 (batch `{bk}`, whole run)')
-    print()
-    if not statics:
-        print('No static setting in this matrix.')
-        continue
-    slo = {c: m(c, bk, 'all', 'sloB_met_frac') for c in statics}
-    ops = {c: m(c, bk, 'all', 'batch_ops_s') for c in statics}
-    pool = {c: m(c, bk, 'all', 'pool_ge95_frac') for c in statics}
-    cs, co, cp = max(slo, key=lambda c: slo[c]), max(ops, key=lambda c: ops[c]), min(pool, key=lambda c: pool[c])
-    print(f'Most protective static setting: `{cs}` (boot SLO met {slo[cs]:.3f} of the time); highest batch '
-          f'throughput: `{co}` ({fmt(ops[co] / 1e3)} kops/s); least time with the pool >= 95%: `{cp}` ({pool[cp]:.3f}).')
-    print()
-    print('| daemon | boot SLO met (>= best static) | batch kops/s (>= 0.95x best static) | pool>=95% (<= least static) |')
-    print('|---|---|---|---|')
-    def verdict(d, best, k, want):
-        """pass on the means; a miss whose bootstrap interval of daemon/best reaches the
-        wanted ratio is inside the noise: "n.d.", neither a pass nor a FAIL"""
-        a, b = vals(d, bk, 'all', k), vals(best, bk, 'all', k)
-        r = st.mean(a) / st.mean(b)
-        if r >= want:
-            return 'pass'
-        state = rng.getstate()  # the sections after this one print as they would without it
-        ci = boot_ci(a, b)
-        rng.setstate(state)
-        if ci and ci[1] >= want:
-            return f'n.d. ({r:.3f}x [{ci[0]:.2f}-{ci[1]:.2f}])'
-        return 'FAIL'
-
-    for d in daemons:
-        a, b, c = m(d, bk, 'all', 'sloB_met_frac'), m(d, bk, 'all', 'batch_ops_s'), m(d, bk, 'all', 'pool_ge95_frac')
-        if None in (a, b, c):
+          f"({fmt(tot['slo_over_s'])} s over the per-run SLO), {fmt(tot[ops_k] / 1e3)} k batch {LAB[ops_k].split()[0]} operations.")
+        for d in daemons:
+            so, ops = mean(d, bk, 'all', 'sloB_over_s'), mean(d, bk, 'all', ops_k)
+            dur = mean(d, bk, 'all', 'dur_s')
+            if so is not None and ops is not None and tot[ops_k]:
+                p(f"`{d}`: {fmt(so)} s over the boot SLO ({so - tot['sloB_over_s']:+.1f} s against the optimum), "
+                  f"{fmt(ops * dur / 1e3)} k operations ({ops * dur / tot[ops_k]:.2f}x the optimum).")
+        p()
+        p(f'### The targets of issue 9 (batch `{bk}`, whole run; batch throughput = {LAB[ops_k]})')
+        p()
+        if not statics:
+            p('No static setting in this matrix.')
             continue
-        print(f"| {d} | {a:.3f} {verdict(d, cs, 'sloB_met_frac', 1.0)} | {fmt(b / 1e3)} ({b / ops[co]:.2f}x) "
-              f"{verdict(d, co, 'batch_ops_s', 0.95)} | {c:.3f} {'pass' if c <= pool[cp] else 'FAIL'} |")
-    print()
-    print('A miss on the means whose 95% bootstrap interval (daemon / best static) still reaches the '
-          'target is shown as "n.d.": inside the noise, neither a pass nor a FAIL.')
-    # A/A check: before the batch job first starts, the settings that act only on the batch
-    # cgroup cannot differ from N; whatever the intervals flag there is the noise floor
-    pre = []
-    for spec in env.get('schedule', '').split():
-        f = spec.split(':')
-        if len(f) < 4 or f[3] != 'off':
-            break
-        pre.append(f[0])
-    # and so can the daemon's runs that left the knob at N there in every run (its caps act on
-    # the batch cgroup only)
-    placebo = [c for c in ('cap0', 'caphalf', 'capq', 'wb0') if c in cfgs]
+        slo = {c: mean(c, bk, 'all', 'sloB_met_frac') for c in statics}
+        ops = {c: mean(c, bk, 'all', ops_k) for c in statics}
+        pool = {c: mean(c, bk, 'all', 'pool_ge95_frac') for c in statics}
+        if None in list(slo.values()) + list(ops.values()) + list(pool.values()):
+            p('Not every static setting has every metric.')
+            continue
+        cs, co, cp = max(slo, key=lambda c: slo[c]), max(ops, key=lambda c: ops[c]), min(pool, key=lambda c: pool[c])
+        p(f'Most protective static setting: `{cs}` (boot SLO met {slo[cs]:.3f} of the time); highest batch '
+          f'throughput: `{co}` ({fmt(ops[co] / 1e3)} kops/s); least time with the pool >= 95%: `{cp}` ({pool[cp]:.3f}).')
+        p()
+        p(f'| daemon | boot SLO met (>= best static) | {LAB[ops_k]} (>= 0.95x best static) | pool>=95% (<= least static) |')
+        p('|---|---|---|---|')
 
-    def untouched(c, ph):
-        v = vals(c, bk, ph, 'knob_on_frac') + vals(c, bk, ph, 'knob_changes')
-        return bool(v) and not any(v)
-
-    quiet = [c for c in cfgs if c not in STATIC and all(untouched(c, ph) for ph in pre)]
-    if pre and (placebo or quiet) and 'N' in cfgs:
-        n = flagged = 0
-        hits = []
-        for ph in pre:
-            for c in placebo + quiet:
+        def verdict(d, best, k, want):
+            a, b = rep.vals(d, bk, 'all', k), rep.vals(best, bk, 'all', k)
+            r = st.mean(a) / st.mean(b) if st.mean(b) else math.inf
+            if r >= want:
+                return 'pass'
+            w = stats.welch_log(a, b, rep.off(bk, 'all', k))
+            if w and w['hi'] >= want:
+                return f"n.d. ({r:.3f}x [{w['lo']:.2f}-{w['hi']:.2f}])"
+            return 'FAIL'
+        for d in daemons:
+            a, b, c = mean(d, bk, 'all', 'sloB_met_frac'), mean(d, bk, 'all', ops_k), mean(d, bk, 'all', 'pool_ge95_frac')
+            if None in (a, b, c):
+                continue
+            p(f"| {d} | {a:.3f} {verdict(d, cs, 'sloB_met_frac', 1.0)} | {fmt(b / 1e3)} ({b / ops[co]:.2f}x) "
+              f"{verdict(d, co, ops_k, 0.95)} | {c:.3f} {'pass' if c <= pool[cp] else 'FAIL'} |")
+        p()
+        p('A miss on the means whose 95% interval (daemon / best static) still reaches the target is shown as '
+          '"n.d.": inside the noise, neither a pass nor a FAIL.')
+        # the shipped defaults (and variants) and static Y against the base: "no harm"
+        for d in [c for c in cfgs if c in ('zt', 'Y') or c.startswith('zt-')] if base in cfgs else []:
+            worse, n = [], 0
+            for ph in phs:
                 for k, _, low in METRICS:
                     if low is None:
                         continue
-                    a, b = vals(c, bk, ph, k), vals('N', bk, ph, k)
-                    ci = boot_ci(a, b) if a and b and st.mean(b) else None
-                    if not ci:
+                    cm = rep.cmp(d, bk, ph, k)
+                    if cm is None or cm['why'] == 'equal':
                         continue
                     n += 1
-                    if not ci[0] <= 1.0 <= ci[1]:
-                        flagged += 1
-                        hits.append(f'{c} {ph}/{lab[k]} {st.mean(a) / st.mean(b):.2f}')
-        print()
-        what = ', '.join(placebo) + (' and ' if placebo and quiet else '') + \
-            (f"{', '.join(quiet)} (the knob left at N in every run)" if quiet else '')
-        print(f"A/A check (phase{'s' if len(pre) > 1 else ''} {', '.join(pre)}, before the batch job starts, where "
-              f"{what} cannot differ from N): {flagged} of {n} comparisons outside the 95% interval, "
-              f"where chance alone gives about {0.05 * n:.1f}" + (f" ({'; '.join(hits)})" if hits else '') +
-              '. With few runs the bootstrap interval is too narrow; single flags at this rate are noise.')
-    # the shipped defaults, and variants of them (zt-NAME), against N: "no harm"; static Y
-    # with them, for what the shrinker being on costs by itself
-    for d in [c for c in cfgs if c in ('zt', 'Y') or c.startswith('zt-')] if 'N' in cfgs else []:
-        print()
-        worse = []
-        n = 0
-        for ph in phs:
-            for k, _, low in METRICS:
-                if low is None:
-                    continue
-                a, b = vals(d, bk, ph, k), vals('N', bk, ph, k)
-                if not a or not b or st.mean(b) == 0:
-                    continue
-                ci = boot_ci(a, b)
-                n += 1 if ci else 0
-                if ci and ((low and ci[0] > 1.0) or (not low and ci[1] < 1.0)):
-                    worse.append(f'{ph}/{lab[k]} {st.mean(a) / st.mean(b):.2f} [{ci[0]:.2f}-{ci[1]:.2f}]')
-        print(f'`{d}`{" (for reference: the price of the shrinker being on)" if d == "Y" else ""} '
-              'worse than static N beyond the confidence interval: ' +
-              ('; '.join(worse) if worse else 'nowhere') +
+                    if cm['flagged'] and ((low and cm['lo'] > 1.0) or (not low and cm['hi'] < 1.0)):
+                        worse.append(f"{ph}/{LAB[k]} {cm['ratio']:.2f} [{cm['lo']:.2f}-{cm['hi']:.2f}]")
+            p()
+            p(f'`{d}`{" (for reference: the price of the shrinker being on)" if d == "Y" else ""} '
+              f'worse than `{base}` beyond the interval and the MDE: ' + ('; '.join(worse) if worse else 'nowhere') +
               f' ({len(worse)} of {n} comparisons; chance alone, one-sided, gives about {0.025 * n:.1f}).')
-sys.exit(status)
+    return status
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('dir')
+    ap.add_argument('--aa')
+    ap.add_argument('--base')
+    ap.add_argument('--discard-first', action='store_true')
+    ap.add_argument('--pack', action='store_true')
+    ap.add_argument('--budget', type=float, default=10.0)
+    o = ap.parse_args(argv)
+    R = o.dir
+    if o.pack:
+        return pack(R, o.budget)
+    env = kvfile(os.path.join(R, 'env.txt'))
+    calib = kvfile(os.path.join(R, 'calib.txt'))
+    calib_end = kvfile(os.path.join(R, 'calib-end.txt'))
+    bp = kvfile(os.path.join(R, 'boot-panics.txt'))
+    if bp.get('panics_before_userspace'):
+        env['panics_before_userspace'] = bp['panics_before_userspace']
+    settings = env.get('settings', '')
+    aa = None
+    if o.aa:
+        aa = o.aa.split(',')
+    elif "AA='" in settings:
+        v = settings.split("AA='", 1)[1].split("'", 1)[0].split()
+        aa = v if len(v) == 2 else None
+    base = o.base or (aa[0] if aa else 'N')
+    runs = read_runs(R)
+    if o.discard_first and runs:
+        runs[0]['warmup'] = '1'
+    store = Store(R)
+    nwarm = [d['run'] for d in runs if d.get('warmup') == '1']
+    if nwarm:
+        warm = (f"Warm-up: {', '.join(nwarm)} ran first in the boot and is discarded: it is in no mean, interval, "
+                "A/A check or optimum" + (' (declared with --discard-first: this boot had no warm-up run)' if o.discard_first else '') + '.')
+    else:
+        warm = 'Warm-up: none recorded (results from before issue 23): the first run of the boot is in the statistics.'
+    if runs and any(store.has_run(d['run']) for d in runs):
+        rows, boot_slo = extract(R, store, runs)
+        src = 'the raw per-run files' + (' (raw/*.tar.xz)' if os.path.isdir(os.path.join(R, 'raw')) else '')
+        keys = list(rows[0].keys()) if rows else []
+        with open(os.path.join(R, 'results.csv'), 'w', newline='') as f:
+            w = csv.DictWriter(f, fieldnames=keys)
+            w.writeheader()
+            for r in rows:
+                w.writerow({k: (f'{v:.4g}' if isinstance(v, float) else v) for k, v in r.items()})
+    elif os.path.exists(os.path.join(R, 'results.csv')) or os.path.exists(os.path.join(R, 'phases.csv')):
+        f = os.path.join(R, 'results.csv')
+        f = f if os.path.exists(f) else os.path.join(R, 'phases.csv')
+        rows = read_phases_csv(f)
+        # a results.csv says which rows are warm-up runs; an old phases.csv does not, and
+        # --discard-first names the first run of runs.txt
+        first = {(d['cfg'], d['batch'], int(d['idx'])) for d in runs if d.get('warmup') == '1'}
+        for r in rows:
+            if r.get('warmup') is None or not f.endswith('results.csv'):
+                r['warmup'] = 1 if (r['cfg'], r['batch'], r['run']) in first else 0
+        boot_slo = None
+        sl = [r['slo_ms'] for r in rows if r.get('slo_ms') and r['phase'] == 'alone' and not r.get('warmup')]
+        boot_slo = st.median(sl) * 1e3 if sl else None
+        src = (f'{os.path.basename(f)} only (no raw data kept): the metrics as computed when the results were taken '
+               '(seconds without a completed transaction not counted over the SLO; no fill/re-read split, no '
+               'rejecting time, no cpu PSI); the boot SLO shown is the median per-run SLO')
+    else:
+        rows, boot_slo, src = [], None, 'nothing'
+    return report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, src, warm, sys.stdout)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -24,7 +24,7 @@
 # writeback on, no memory.low, daemon stopped):
 #   N        static shrinker_enabled=N          Y     static shrinker_enabled=Y
 #   cap0     batch memory.zswap.max=0            caphalf  batch memory.zswap.max = pool limit / 2
-#   capq     batch memory.zswap.max = pool limit / 4
+#   capq     batch memory.zswap.max = pool limit / 4   cap3q  ... = pool limit * 3/4
 #   wb0      batch memory.zswap.writeback=0      low   service memory.low=SVC_LOW
 #   off      zswap disabled                      pool20  max_pool_percent=20
 #   zt       zswap-tuned, shipped defaults (empty drop-in)
@@ -33,19 +33,30 @@
 #   zt-NAME, ztcfg-NAME  the same, with the settings in variable ZT_NAME (ZTCFG_NAME;
 #            '-' in NAME read as '_') added to the drop-in: variants of the daemon
 #            compared in one boot, e.g. ZTCFG_full=$'[Batch]\nShrinkerAtCap=yes'
-# Runs are interleaved: for each run index, every batch kind, every configuration.
+#   NAME2 (any name declared second in AA="NAME NAME2")  NAME again under another name:
+#            the A/A twin, whose comparison with NAME measures the bed's own noise
+# Runs are interleaved: for each round, every batch kind, the configurations in a random
+# order drawn afresh every round from SEED (guest/order.sh; recorded in env.txt), after
+# one warm-up run (WARMUP_RUNS, recorded in runs.txt as warmup=1 and left out of every
+# statistic) at the start of the boot.
 # Raw results go to /out/results/ (run.sh's report step turns them into tables/plots):
 #   calib.txt   swap-in calibration          env.txt      kernel, knobs, daemon, settings
 #   runs.txt    one line per run             <run>.marks  phase boundaries + counters
-#   <run>.samples (zsample, 100 ms)          <run>.batch.log  batch ops every 500 ms
+#   <run>.samples (zsample, 100 ms)          <run>.batch.log  batch ops (all, first fill) every 500 ms
 #   <run>.pg.<phase>.*  pgbench per-transaction logs; <run>.pgout.<phase> its summary
 #   <run>.daemon, <run>.flips                the daemon's journal and knob flips
 set -u
 S=/out
 [ -f $S/bench.conf ] && . $S/bench.conf
 if [ "${BED:-phases}" = legacy ]; then exec bash $S/legacy.sh; fi
-RUNS=${RUNS:-3}
-CONFIGS=${CONFIGS:-"N Y cap0 caphalf wb0 low zt ztcfg"}
+RUNS=${RUNS:-5}
+CONFIGS=${CONFIGS:-"N N2 Y cap0 caphalf zt ztcfg"}
+AA=${AA:-"N N2"}                    # the A/A pair: the second name runs the first's configuration
+SEED=${SEED:-}                      # run order seed (empty: a fresh one, recorded in env.txt)
+WARMUP_RUNS=${WARMUP_RUNS:-1}       # discarded runs at the start of the boot
+WARMUP_CFG=${WARMUP_CFG:-}          # their configuration (empty: the first of the first round)
+WARMUP_SCHEDULE=${WARMUP_SCHEDULE:-} # their schedule (empty: SCHEDULE)
+BASE_SHRINKER=${BASE_SHRINKER:-N}   # shrinker_enabled before every run (baseline-y: Y, the admin's)
 BATCHES=${BATCHES:-walk}            # walk (re-reads) | hog (write-once, the previous bed's job)
 POOL_PCT=${POOL_PCT:-10}
 ACCEPT=${ACCEPT:-}                  # empty: the kernel's default accept_threshold_percent
@@ -118,14 +129,17 @@ envinfo() {
 	echo "daemon_sha256=$(sha256sum /usr/sbin/zswap-tuned | cut -c1-16)"
 	echo "postgres=$($PGB/postgres --version)"
 	for c in $CONFIGS; do
+		c=$(base_cfg $c)
 		is_daemon $c && [ $c != zt ] || continue
 		echo "## zswap-tuned --check-config ($c drop-in)"
 		dropin $c > $DROPIN && /usr/sbin/zswap-tuned --check-config 2>&1; rm -f $DROPIN
 		echo "## end check-config"
 	done
 	echo "systemd=$(systemctl --version | head -1)"
-	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT"
+	echo "seed=$SEED"
+	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS BASE_SHRINKER=$BASE_SHRINKER BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT"
 	echo "schedule=$SCHEDULE"
+	echo "warmup_schedule=${WARMUP_SCHEDULE:-$SCHEDULE}"
 	} > $R/env.txt
 }
 
@@ -234,7 +248,7 @@ reset_knobs() {
 	echo Y > $P/enabled
 	echo $POOL_PCT > $P/max_pool_percent
 	echo $ACCEPT > $P/accept_threshold_percent
-	echo N > $P/shrinker_enabled
+	echo $BASE_SHRINKER > $P/shrinker_enabled
 	echo $PAGE_CLUSTER > /proc/sys/vm/page-cluster
 	echo max > $BATCHCG/memory.zswap.max
 	echo 1 > $BATCHCG/memory.zswap.writeback
@@ -243,11 +257,12 @@ reset_knobs() {
 apply_cfg() { # cfg
 	local l; l=$(limit_kb)
 	case $1 in
-	N) ;;
+	N) echo N > $P/shrinker_enabled ;;
 	Y) echo Y > $P/shrinker_enabled ;;
 	cap0) echo 0 > $BATCHCG/memory.zswap.max ;;
 	caphalf) echo $(( l / 2 * 1024 )) > $BATCHCG/memory.zswap.max ;;
 	capq) echo $(( l / 4 * 1024 )) > $BATCHCG/memory.zswap.max ;;
+	cap3q) echo $(( l * 3 / 4 * 1024 )) > $BATCHCG/memory.zswap.max ;;
 	wb0) echo 0 > $BATCHCG/memory.zswap.writeback ;;
 	low) echo $SVC_LOW > $SVCCG/memory.low ;;
 	off) echo N > $P/enabled ;;
@@ -259,6 +274,10 @@ apply_cfg() { # cfg
 		INVOCATION=$(systemctl show -p InvocationID --value zswap-tuned) ;;
 	*) log "unknown config $1"; return 1 ;;
 	esac
+}
+base_cfg() { # name: the configuration it runs (the A/A twin runs the first of AA)
+	set -- "$1" $AA
+	if [ $# = 3 ] && [ "$1" = "$3" ]; then echo "$2"; else echo "$1"; fi
 }
 is_daemon() { case $1 in zt|zt-*|ztcfg|ztcfg-*) return 0 ;; esac; return 1; }
 dropin() { # cfg: the daemon's drop-in for zt, ztcfg, zt-NAME, ztcfg-NAME
@@ -280,25 +299,27 @@ daemon_stop() { # run name
 		-o export --no-pager 2>/dev/null | awk -F= '/^__MONOTONIC_TIMESTAMP=/{t=$2} /^KNOB_VALUE=/{print int(t/1000), $2}' > $R/$n.flips
 	rm -f $DROPIN
 	mv $RECDIR/current.rec $R/$n.rec 2>/dev/null || log "warn: no recording from $n"
-	[ "$(cat $P/shrinker_enabled)" = N ] || log "warn: knob not restored to N after stop: $(cat $P/shrinker_enabled)"
+	[ "$(cat $P/shrinker_enabled)" = $BASE_SHRINKER ] || log "warn: knob not restored to $BASE_SHRINKER after stop: $(cat $P/shrinker_enabled)"
 	[ "$(cat $BATCHCG/memory.zswap.max)" = max ] || log "warn: bench-batch memory.zswap.max not restored: $(cat $BATCHCG/memory.zswap.max)"
 }
 
-run_one() { # cfg batchkind idx
-	local c=$1 i=$3 spid spec name dur svc bst rate t0
+run_one() { # cfg batchkind idx [warmup]
+	local c=$1 i=$3 w=${4:-} spid spec name dur svc bst rate t0 bc sched=$SCHEDULE
+	bc=$(base_cfg $c)
 	BKIND=$2; RUN=$c.$2.r$3; DUNIT_MS=
+	[ -n "$w" ] && { RUN=$c.$2.w$3; sched=${WARMUP_SCHEDULE:-$SCHEDULE}; }
 	t0=$(mono_ms)
 	reset_knobs
 	sync; echo 3 > /proc/sys/vm/drop_caches
 	wait_drain
-	apply_cfg $c || return
+	apply_cfg $bc || return
 	log "run $RUN start (pool limit $(limit_kb) kB)"
 	: > $R/$RUN.marks
-	$BIN/zsample -i $SAMPLE_MS -o $R/$RUN.samples -P $SVCCG -H $BATCHCG &
+	$BIN/zsample -i $SAMPLE_MS -o $R/$RUN.samples -P $SVCCG -H $BATCHCG -D $DBG &
 	spid=$!
 	pg_start
 	pgb $RUN.warmup $RATE_BUSY $WARMUP
-	for spec in $SCHEDULE; do
+	for spec in $sched; do
 		IFS=: read -r name dur svc bst <<< "$spec"
 		batch $bst
 		mark $name
@@ -309,26 +330,29 @@ run_one() { # cfg batchkind idx
 	batch off
 	pg_stop
 	kill -TERM $spid; wait $spid
-	is_daemon $c && daemon_stop $RUN
-	echo "run=$RUN cfg=$c batch=$BKIND idx=$i limit_kB=$(limit_kb) daemon_unit_ms=${DUNIT_MS:-} secs=$(( ($(mono_ms) - t0) / 1000 ))" >> $R/runs.txt
+	is_daemon $bc && daemon_stop $RUN
+	echo "run=$RUN cfg=$c batch=$BKIND idx=$i limit_kB=$(limit_kb) daemon_unit_ms=${DUNIT_MS:-} secs=$(( ($(mono_ms) - t0) / 1000 ))${w:+ warmup=1}" >> $R/runs.txt
 	log "run $RUN done in $(( ($(mono_ms) - t0) / 1000 )) s: batch $(grep -E '^walk.ops_per_s=' $R/$RUN.batch | tail -1) svc $(grep -h 'tps = ' $R/$RUN.pg.*.out | awk '{printf "%.0f ", $3}')"
 }
 
 log "guest.sh start (phased bed)"
+. $S/order.sh
+[ -n "$SEED" ] || SEED=$(order_seed)
 setup
 envinfo
 log "env: $(grep -E '^(kernel|MemTotal|zswap.compressor|zswap.zpool|daemon|commit)' $R/env.txt | tr '\n' ' ')"
 calibrate
-# Run i takes the configurations rotated left by i-1, so that none always runs in the same
-# place (first after the calibration, or right after a given other configuration): with
-# as many runs as configurations each one runs once in every position.
-rotated() { # k words...: the words rotated left by k
-	local k=$(( $1 % ($# - 1) )); shift
-	echo "${@:k+1}" "${@:1:k}"
-}
+# The first run after the boot and the calibration is not like the others (in 9 of 14
+# earlier boots its pool sat at the limit for half the run): WARMUP_RUNS runs that count
+# for nothing, then every round in its own random order (guest/order.sh, from SEED).
+log "run order seed $SEED"
+first=$(order_shuffle $SEED 1 $CONFIGS); first=${first%% *}
+for w in $(seq 1 $WARMUP_RUNS); do
+	for b in $BATCHES; do run_one $(base_cfg ${WARMUP_CFG:-$first}) $b $w warmup; done
+done
 for i in $(seq 1 $RUNS); do
 	for b in $BATCHES; do
-		for c in $(rotated $((i - 1)) $CONFIGS); do run_one $c $b $i; done
+		for c in $(order_shuffle $SEED $i $CONFIGS); do run_one $c $b $i; done
 	done
 done
 reset_knobs

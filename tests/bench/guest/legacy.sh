@@ -19,7 +19,11 @@
 #          cgroup as a batch cgroup it may cap ([Batch] Cgroups=bench-hog,
 #          ZswapMaxPercent=ZTCAP_PCT); the drop-in is ZTCAP_CONF below
 #   ztcap0 the same with ZswapMaxPercent=0 (guest/zero-cap.conf runs it)
-# Runs are interleaved: for each run index, for each data set, every configuration.
+#   NAME2  the configuration NAME again under another name when AA="NAME NAME2": the
+#          A/A twin (issue 23)
+# Runs are interleaved: for each round, for each data set, every configuration in a random
+# order drawn from SEED every round (guest/order.sh, seed in env.txt), after WARMUP_RUNS
+# discarded warm-up runs (run index w1, ...; the summary leaves them out).
 # Settings: /out/bench.conf (sourced). Results: /out/results/ (results.csv + per-run files).
 set -u
 S=/out
@@ -39,6 +43,9 @@ PROBE_I=${PROBE_I:-200}         # probe touch interval, us
 PROBE_DS=${PROBE_DS:-mixed}
 SAMPLE_MS=${SAMPLE_MS:-100}
 SWAPSIZE_MB=${SWAPSIZE_MB:-4096}
+AA=${AA:-}                      # the A/A pair, e.g. "N N2"
+SEED=${SEED:-}                  # run order seed (empty: a fresh one)
+WARMUP_RUNS=${WARMUP_RUNS:-1}
 # ---- "zswap-tuned + batch cap" -----------------------------------------------------
 # 60, not the 70 of the static cap: the probe keeps about 23 MiB (~26% of the 89 MiB
 # limit) in the pool, so a 70% hog cap left the pool at ~96% of its limit; 60% + ~26%
@@ -87,7 +94,8 @@ envinfo() {
 	/usr/sbin/zswap-tuned --check-config 2>&1; rm -f $DROPIN
 	echo "## end check-config"
 	echo "systemd=$(systemctl --version | head -1)"
-	echo "bench.conf: RUNS=$RUNS CONFIGS='$CONFIGS' DATASETS='$DATASETS' SIZE=$SIZE HOG_MAX=$HOG_MAX POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT ZMAX_PCT=$ZMAX_PCT ZTCAP_PCT=$ZTCAP_PCT PROBE_WS=$PROBE_WS PROBE_MAX=$PROBE_MAX PROBE_I=$PROBE_I PROBE_DS=$PROBE_DS"
+	echo "seed=$SEED"
+	echo "bench.conf: RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS DATASETS='$DATASETS' SIZE=$SIZE HOG_MAX=$HOG_MAX POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT ZMAX_PCT=$ZMAX_PCT ZTCAP_PCT=$ZTCAP_PCT PROBE_WS=$PROBE_WS PROBE_MAX=$PROBE_MAX PROBE_I=$PROBE_I PROBE_DS=$PROBE_DS"
 	} > $R/env.txt
 }
 
@@ -148,8 +156,14 @@ daemon_stop() { # run name -> sets DCPU_MS (daemon process), UCPU_MS (whole unit
 	[ "$ZMAX_AFTER" = max ] || log "warn: bench-hog memory.zswap.max not restored after stop: $ZMAX_AFTER"
 }
 
-run_one() { # cfg dataset idx
-	local c=$1 ds=$2 i=$3 n=$1.$2.r$3 pre post ppid spid limit_kb zmax_kb
+base_cfg() { # name: the configuration it runs (the A/A twin runs the first of AA)
+	set -- "$1" $AA
+	if [ $# = 3 ] && [ "$1" = "$3" ]; then echo "$2"; else echo "$1"; fi
+}
+run_one() { # cfg dataset idx (w1...: a warm-up run)
+	local cn=$1 c ds=$2 i=$3 n=$1.$2.r$3 pre post ppid spid limit_kb zmax_kb
+	c=$(base_cfg $cn)
+	case $i in w*) n=$1.$2.$3 ;; esac
 	echo $POOL_PCT > $P/max_pool_percent
 	echo $ACCEPT > $P/accept_threshold_percent
 	echo N > $P/shrinker_enabled
@@ -197,21 +211,25 @@ run_one() { # cfg dataset idx
 	[ -f $CSV ] || echo "cfg,dataset,run,limit_kB,hog_kbps,hog_write_s,hog_stime_s,probe_samples,probe_p50_us,probe_p99_us,probe_p999_us,probe_max_us,probe_over1ms,zswpout,zswpwb,pswpout,pswpin,zswpin,rejected,pool_limit_hit,frac_ge95,maxpool_kB,t_full_ms,flips,knob_changes,daemon_cpu_ms,daemon_unit_cpu_ms,psi_sys_pct,psi_probe_pct,psi_hog_pct,hog_zswpout,hog_zswpwb,probe_zswpwb" > $CSV
 	local zo zw po
 	zo=$(d zswpout); zw=$(d zswpwb); po=$(d pswpout)
-	echo "$c,$ds,$i,$limit_kb,$(fk $R/$n.hog write.kbps),$(awk -F= '$1=="write.usecs"{printf "%.1f",$2/1e6}' $R/$n.hog),$(fk $R/$n.hog write.stime_s),$(fk $R/$n.probe probe.samples),$(fk $R/$n.probe probe.p50_us),$(fk $R/$n.probe probe.p99_us),$(fk $R/$n.probe probe.p999_us),$(fk $R/$n.probe probe.max_us),$(fk $R/$n.probe probe.over1ms),$zo,$zw,$po,$(d pswpin),$(d zswpin),$(( po - zw )),$(d pool_limit_hit),$(pv frac_ge95),$(pv maxpool_kB),$(pv t_full_ms),$FLIPS,$(pv knob_changes),$DCPU_MS,$UCPU_MS,$(pcts psi_some),$(pcts probe_psi_some),$(pcts hog_psi_some),$(d hog_zswpout),$(d hog_zswpwb),$(d probe_zswpwb)" >> $CSV
+	echo "$cn,$ds,$i,$limit_kb,$(fk $R/$n.hog write.kbps),$(awk -F= '$1=="write.usecs"{printf "%.1f",$2/1e6}' $R/$n.hog),$(fk $R/$n.hog write.stime_s),$(fk $R/$n.probe probe.samples),$(fk $R/$n.probe probe.p50_us),$(fk $R/$n.probe probe.p99_us),$(fk $R/$n.probe probe.p999_us),$(fk $R/$n.probe probe.max_us),$(fk $R/$n.probe probe.over1ms),$zo,$zw,$po,$(d pswpin),$(d zswpin),$(( po - zw )),$(d pool_limit_hit),$(pv frac_ge95),$(pv maxpool_kB),$(pv t_full_ms),$FLIPS,$(pv knob_changes),$DCPU_MS,$UCPU_MS,$(pcts psi_some),$(pcts probe_psi_some),$(pcts hog_psi_some),$(d hog_zswpout),$(d hog_zswpwb),$(d probe_zswpwb)" >> $CSV
 	grep -q '^write.kbps=' $R/$n.hog || log "WARN: hog of $n did not finish: $(grep -E '^(oom|oom_kill) ' $HOGCG/memory.events | tr '\n' ' ')"
 	log "run $n done: $(tail -1 $CSV)"
 }
 
 log "guest.sh start mode=$MODE"
+. $S/order.sh
+[ -n "$SEED" ] || SEED=$(order_seed)
 setup
 envinfo
 log "env: $(grep -E '^(kernel|MemTotal|zswap.compressor|zswap.zpool|daemon)' $R/env.txt | tr '\n' ' ')"
 case $MODE in
 boot) ;;
 matrix)
+	first=$(order_shuffle $SEED 1 $CONFIGS)
+	for w in $(seq 1 $WARMUP_RUNS); do run_one $(base_cfg ${first%% *}) ${DATASETS%% *} w$w; done
 	for i in $(seq 1 $RUNS); do
 		for ds in $DATASETS; do
-			for c in $CONFIGS; do run_one $c $ds $i; done
+			for c in $(order_shuffle $SEED $i $CONFIGS); do run_one $c $ds $i; done
 		done
 	done ;;
 esac

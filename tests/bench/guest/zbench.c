@@ -31,8 +31,9 @@
  *       hash them, and write 8 bytes with probability WRITE_PCT% (default 20), like
  *       resctl-bench's rd-hashd. once: the old write-once hog in a loop (write every
  *       page sequentially, then MADV_DONTNEED the lot and start again). An operation
- *       = one page touched (fill included). Every 500 ms appends "t_ms ops" (CLOCK_MONOTONIC,
- *       cumulative) to LOG; at exit prints walk.* totals (ops, ops_per_s, rusage).
+ *       = one page touched (fill included). Every 500 ms appends "t_ms ops fill_ops"
+ *       (CLOCK_MONOTONIC, cumulative; fill_ops = the pages of the first fill of the footprint,
+ *       so that re-reads = ops - fill_ops) to LOG; at exit prints walk.* totals (ops, ops_per_s, rusage).
  *       SIGSTOP/SIGCONT pause it.
  *
  *   zbench calib -s SIZE -n COUNT -C CGROUP_DIR
@@ -406,14 +407,17 @@ static int do_walk(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru0);
 	t0 = tlast = now_ns();
 	if (log)
-		fprintf(log, "%llu 0\n", (unsigned long long)(t0 / 1000000));
+		fprintf(log, "%llu 0 0\n", (unsigned long long)(t0 / 1000000));
 	/* fill (both modes), then walk */
 	i = 0;
 	uint64_t tfill = 0;
+	unsigned long long fill_ops = 0; /* pages written by the first fill */
 	while (!stop) {
 		if (i < npages) {
 			fill_page(buf + i * PAGE, i, ds, &seed);
 			i++;
+			if (!tfill)
+				fill_ops++;
 			if (i == npages) {
 				tfill = now_ns();
 				if (once) {
@@ -432,7 +436,7 @@ static int do_walk(int argc, char **argv)
 		ops++;
 		if ((ops & 255) == 0 && (t = now_ns()) - tlast >= 500000000ull) {
 			if (log) {
-				fprintf(log, "%llu %llu\n", (unsigned long long)(t / 1000000), ops);
+				fprintf(log, "%llu %llu %llu\n", (unsigned long long)(t / 1000000), ops, fill_ops);
 				fflush(log);
 			}
 			tlast = t;
@@ -441,7 +445,7 @@ static int do_walk(int argc, char **argv)
 	}
 	t = now_ns();
 	if (log) {
-		fprintf(log, "%llu %llu\n", (unsigned long long)(t / 1000000), ops);
+		fprintf(log, "%llu %llu %llu\n", (unsigned long long)(t / 1000000), ops, fill_ops);
 		fclose(log);
 	}
 	(void)last_ops;

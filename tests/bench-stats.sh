@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The benchmark's instrument without a guest (issue 23): the summary's statistics and its
+# reproduction from packed raw data (tests/bench/test_summarize.py, python3 standard
+# library only), the seeded run order (tests/bench/guest/order.sh), and the console-log
+# check that boots a guest again when it panicked before userspace (tests/guest/console.sh).
+# TAP-style lines; no root, no qemu.
+set -u
+: "${abs_top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+. "$abs_top_srcdir/tests/host.sh"
+command -v python3 >/dev/null || skip "python3 is not installed"
+T_N=0 T_FAILED=0
+ok() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
+not_ok() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+
+# ---- the statistics: python's own TAP lines, renumbered into this script's
+export abs_top_srcdir
+out=$(python3 "$abs_top_srcdir/tests/bench/test_summarize.py" --tap 2>&1); rc=$?
+while IFS= read -r line; do
+	case $line in
+	"ok "*) ok "summarize: ${line#ok * - }" ;;
+	"not ok "*) not_ok "summarize: ${line#not ok * - }" ;;
+	"1.."*) ;;
+	*) echo "$line" ;;
+	esac
+done <<< "$out"
+check "summarize: the unit tests ran and passed" test "$rc" = 0 -a "$T_N" -gt 20
+
+# ---- the run order
+. "$abs_top_srcdir/tests/bench/guest/order.sh"
+C="N N2 Y cap0 caphalf zt ztcfg"
+perm() { [ "$(tr ' ' '\n' <<< "$1" | sort | tr '\n' ' ')" = "$(tr ' ' '\n' <<< "$C" | sort | tr '\n' ' ')" ]; }
+allperm=true firsts=
+for r in 1 2 3 4 5 6; do
+	o=$(order_shuffle 42 $r $C)
+	perm "$o" || allperm=false
+	firsts+="${o%% *} "
+done
+check "order: every round is a permutation of the configurations" $allperm
+check "order: the same seed gives the same order" test "$(order_shuffle 42 3 $C)" = "$(order_shuffle 42 3 $C)"
+check "order: another seed gives another order" test "$(order_shuffle 42 1 $C)" != "$(order_shuffle 43 1 $C)"
+check "order: the first configuration changes between rounds ($firsts)" \
+	test "$(tr ' ' '\n' <<< "$firsts" | sed '/^$/d' | sort -u | wc -l)" -ge 3
+n0=0
+for s in $(seq 1 70); do [ "$(order_shuffle "$s" 1 $C | cut -d' ' -f1)" = N ] && n0=$((n0 + 1)); done
+check "order: N runs first in about 1 of 7 seeds ($n0 of 70)" test "$n0" -ge 3 -a "$n0" -le 20
+check "order: a fresh seed is a number" bash -c ". '$abs_top_srcdir/tests/bench/guest/order.sh'; [[ \$(order_seed) =~ ^[0-9]+\$ ]]"
+
+# ---- guest panics on the console
+. "$abs_top_srcdir/tests/guest/console.sh"
+W=$(mktemp -d /tmp/zt-bench-stats.XXXXXX); trap 'rm -rf "$W"' EXIT
+LOG=$abs_top_srcdir/docs/bench/guest-panic.txt
+check "console: the saved double fault during a run is not an early panic" bash -c "! (. '$abs_top_srcdir/tests/guest/console.sh'; console_early_panic '$LOG' >/dev/null)"
+check "console: ... it is a panic after userspace started (a failure)" \
+	bash -c ". '$abs_top_srcdir/tests/guest/console.sh'; console_late_panic '$LOG' | grep -q 'double fault'"
+cat > "$W/early.log" <<'LOG'
+[    0.000000] Linux version 7.2.13-amd64 (debian-kernel@lists.debian.org)
+[    0.412345] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[    0.412400] RIP: 0010:sched_clock_cpu+0x10/0x1a0
+[    0.413000] Kernel panic - not syncing: Attempted to kill the idle task!
+LOG
+check "console: an Oops before init is an early panic" bash -c ". '$abs_top_srcdir/tests/guest/console.sh'; console_early_panic '$W/early.log' | grep -q 'Oops: int3'"
+printf '[    0.1] Linux version 6.12\n[    1.2] Run /init as init process\n[   30.0] Oops: general protection fault\n' > "$W/late.log"
+check "console: an Oops after 'Run /init as init process' is not" bash -c "! (. '$abs_top_srcdir/tests/guest/console.sh'; console_early_panic '$W/late.log' >/dev/null)"
+printf '[    0.1] Linux version 6.12\n[    1.2] Run /init as init process\n[    9.0] systemd[1]: Started bench.\n' > "$W/clean.log"
+check "console: a clean boot has no panic" bash -c "! (. '$abs_top_srcdir/tests/guest/console.sh'; console_early_panic '$W/clean.log' || console_late_panic '$W/clean.log') >/dev/null"
+
+echo "1..$T_N"
+echo "$((T_N - T_FAILED)) passed, $T_FAILED failed"
+[ "$T_FAILED" -eq 0 ]
