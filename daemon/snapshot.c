@@ -428,7 +428,7 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
         }
         fprintf(f, "     Flips: %u in the last hour, %llu since start\n", s->flips_last_hour,
                 (unsigned long long) s->flips_total);
-        if (s->held != HELD_NONE)
+        if (s->held != HELD_NONE && (unsigned) s->held < ELEMENTSOF(held_text))
                 fprintf(f, "      Held: a flip to %s, held back: %s (%s)\n", policy_mode_to_human(s->held_mode),
                         held_text[s->held], held_names[s->held]);
         if (s->held_total[HELD_DWELL] || s->held_total[HELD_CAP])
