@@ -179,6 +179,7 @@ static void cap(struct batch_cg *c, const struct kernel *k, struct restore *rs, 
         c->capped = true;
         c->cap = d->cap_bytes;
         c->cap_at_max = d->cap_at_max;
+        snprintf(c->cap_text, sizeof(c->cap_text), "%s", d->cap_text);
 }
 
 void batch_apply(struct batch *b, const struct kernel *k, struct restore *rs, bool dry_run,
@@ -200,7 +201,12 @@ void batch_snapshot(const struct batch *b, struct snapshot *snap) {
                 snap->batch[snap->n_batch].use = c->use;
                 snap->batch[snap->n_batch].capped = c->capped;
                 snap->batch[snap->n_batch].cap = c->cap;
-                snap->batch[snap->n_batch].cap_at_max = c->cap_at_max;
+                if (c->capped) {
+                        snprintf(snap->batch[snap->n_batch].cap_reason, sizeof(snap->batch[0].cap_reason), "%s",
+                                 c->cap_at_max ? "max-percent" : "others-share");
+                        snprintf(snap->batch[snap->n_batch].cap_text, sizeof(snap->batch[0].cap_text), "%s",
+                                 c->cap_text);
+                }
                 snap->n_batch++;
         }
 }

@@ -22,6 +22,7 @@ struct batch_cg {
         bool written;           /* ... and was written for real: restore it */
         uint64_t cap;           /* bytes, as written */
         bool cap_at_max;        /* ... at ZswapMaxPercent (else: the room the others leave) */
+        char cap_text[128];     /* ... why, in words */
         uint64_t use;           /* memory.zswap.current at the last sample */
         bool missing;           /* said that it is not there */
         unsigned failures;      /* cap writes failed in a row (said once) */

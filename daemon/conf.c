@@ -314,6 +314,9 @@ static int parse_one(struct parser *p, const char *path, const char *text, bool 
                 conf_reader_open_string(&p->r, name, text);
         else if ((r = conf_reader_open(&p->r, name, must_exist)) <= 0)
                 return r;
+        /* read: for "zswap-tuned status" (a name too long to show is cut there) */
+        if (p->conf->n_files < CONF_MAX_FILES)
+                snprintf(p->conf->files[p->conf->n_files++], sizeof(p->conf->files[0]), "%s", name);
         conf_reader_setup_inih();
         r = ini_parse_stream(conf_reader_next, &p->r, handler, p);
         conf_reader_close(&p->r);

@@ -13,6 +13,7 @@ enum baseline_choice { BASELINE_STARTUP, BASELINE_ON, BASELINE_OFF };
 #define CONF_MAX_CGROUPS 16
 #define CONF_INFINITY UINT_MAX /* a number of seconds: "infinity" */
 #define CONF_PATH_MAX 256
+#define CONF_MAX_FILES 16
 /* A cgroup name in Cgroups= (below the cgroup2 mount); longer ones are
  * refused, never cut: a cut name would name the parent. */
 #define CONF_CGROUP_NAME_MAX 400
@@ -54,6 +55,9 @@ struct conf {
         /* [Metrics] */
         char metrics_dir[CONF_PATH_MAX]; /* "" = off */
         unsigned metrics_interval_sec;   /* rewritten at least this often, idle too */
+        /* the files read, in order: the main file (if there is one), then its drop-ins */
+        unsigned n_files;
+        char files[CONF_MAX_FILES][512];
 };
 
 void conf_defaults(struct conf *c);

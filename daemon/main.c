@@ -33,8 +33,10 @@ static void help(void) {
                "       %s replay FILE [--config=FILE] [--verify] [--quiet]\n"
                "                                            run the policy over a recording\n"
                "       %s plot FILE -o OUT.png            draw a recording (needs gnuplot)\n"
-               "Turn the zswap shrinker off while latency-sensitive work is under memory\n"
-               "pressure and the pool has room, on again as the pool nears its limit.\n\n"
+               "Cap the zswap use of batch cgroups ([Batch] Cgroups=), and turn the zswap\n"
+               "shrinker off while latency-sensitive work is under memory pressure and the\n"
+               "pool has room; back to the administrator's value as the pool nears its limit\n"
+               "(on there only with [Pool] ShrinkerNearLimit=yes).\n\n"
                "  -c, --config=FILE      configuration file (default %s/zswap-tuned.conf);\n"
                "                         drop-ins are read from FILE.d/*.conf\n"
                "      --check-config     check the configuration, print it and exit\n"
@@ -51,6 +53,10 @@ static void help(void) {
                "  -o, --output=FILE      plot: the PNG to write\n"
                "  -h, --help             show this help\n"
                "  -V, --version          show the version\n\n"
+               "Exit status: 0 success; 1 failure (replay --verify: a decision differs);\n"
+               "2 usage error (replay: not a recording); 3 status: not running;\n"
+               "4 status: the status file cannot be read; 69 no PSI in the kernel;\n"
+               "75 another instance holds the state directory; 78 invalid configuration.\n\n"
                "See zswap-tuned(8) and zswap-tuned.conf(5).\n",
                program_invocation_short_name, program_invocation_short_name, program_invocation_short_name,
                program_invocation_short_name, SYSCONFDIR);

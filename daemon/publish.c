@@ -22,6 +22,8 @@ void publish_take(const struct manager *m, const struct policy_decision *d, cons
                 .original = steer_knob_original(&m->steer),
                 .dry_run = manager_dry_run(m),
                 .backed_off = d->backed_off,
+                .held = d->held,
+                .held_mode = d->held_mode,
                 .mode = d->mode,
                 .pressure = m->pressure,
                 .pool = m->pool,
@@ -34,7 +36,10 @@ void publish_take(const struct manager *m, const struct policy_decision *d, cons
                                                      now > 3600 * USEC_PER_SEC ? now - 3600 * USEC_PER_SEC : 0),
                 .warnings = m->warnings,
         };
+        snprintf(s->version, sizeof(s->version), "%s", PACKAGE_VERSION);
         snprintf(s->knob, sizeof(s->knob), "%s", steer_knob_name(&m->steer) ?: "");
+        for (unsigned i = 0; i < m->conf.n_files && s->n_config < SNAPSHOT_MAX_CONFIG; i++)
+                snprintf(s->config[s->n_config++], sizeof(s->config[0]), "%s", m->conf.files[i]);
         stats_snapshot(&m->stats, s);
         sources_snapshot(&m->sources, s);
         batch_snapshot(&m->batch, s);
@@ -100,9 +105,10 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
         fprintf(f, "zswap_tuned_knob_write_retries_total %llu\n", (unsigned long long) s->retries);
         head(f, "zswap_tuned_flips_held_total", "counter",
              "Flips held back by [Flips] MinDwellSec= (min-dwell) or MaxPerMinute= (max-per-minute).");
-        fprintf(f, "zswap_tuned_flips_held_total{reason=\"min-dwell\"} %llu\n", (unsigned long long) s->held_dwell);
+        fprintf(f, "zswap_tuned_flips_held_total{reason=\"min-dwell\"} %llu\n",
+                (unsigned long long) s->held_total[HELD_DWELL]);
         fprintf(f, "zswap_tuned_flips_held_total{reason=\"max-per-minute\"} %llu\n",
-                (unsigned long long) s->held_cap);
+                (unsigned long long) s->held_total[HELD_CAP]);
         head(f, "zswap_tuned_decisions_total", "counter", "Changes of the daemon's mode since start, by reason.");
         for (int i = 0; i < POLICY_REASONS; i++)
                 if (i != REASON_NONE && i != REASON_RETRY)
@@ -122,7 +128,7 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
                 if (s->batch[i].capped) {
                         fputs("zswap_tuned_batch_cap_bytes{cgroup=\"", f);
                         label(f, s->batch[i].cgroup);
-                        fprintf(f, "\",reason=\"%s\"} %llu\n", s->batch[i].cap_at_max ? "max-percent" : "others-share",
+                        fprintf(f, "\",reason=\"%s\"} %llu\n", s->batch[i].cap_reason,
                                 (unsigned long long) s->batch[i].cap);
                 }
         head(f, "zswap_tuned_admin_override", "gauge", "1 while the knob is left to an administrator's write.");

@@ -18,10 +18,25 @@ static const char *const warning_text[] = {
         "the original values cannot be saved: monitoring only, nothing is changed until they can be",
 };
 
+static const char *const held_names[] = { "none", "min-dwell", "max-per-minute" };
+static const char *const held_text[] = { "", "less than Flips.MinDwellSec since the last flip",
+                                         "Flips.MaxPerMinute reached" };
+static const char *const error_names[] = { "no-status", "stale", "invalid", "permission" };
+
+const char *snapshot_held_to_string(policy_held h) {
+        return (unsigned) h < ELEMENTSOF(held_names) ? held_names[h] : "none";
+}
+
+const char *status_error_to_string(status_error e) {
+        return (unsigned) e < ELEMENTSOF(error_names) ? error_names[e] : "invalid";
+}
+
 void snapshot_format(const struct snapshot *s, bool with_time, FILE *f) {
-        fprintf(f, "PID=%d\n", s->pid);
+        fprintf(f, "PID=%d\nVERSION=%s\n", s->pid, s->version);
         if (with_time)
                 fprintf(f, "UPDATED=%llu\n", (unsigned long long) s->updated);
+        for (unsigned i = 0; i < s->n_config && i < SNAPSHOT_MAX_CONFIG; i++)
+                fprintf(f, "CONFIG=%s\n", s->config[i]);
         fprintf(f, "KNOB=%s\nKNOB_VALUE=%s\nORIGINAL=%s\nDRY_RUN=%d\nBACKED_OFF=%d\n", s->knob,
                 knob_to_string(s->knob_value), knob_to_string(s->original), s->dry_run, s->backed_off);
         fprintf(f, "MODE=%s\nMODE_SINCE=%llu\nREASON=%s\nREASON_TEXT=%s\n", policy_mode_to_string(s->mode),
@@ -36,14 +51,20 @@ void snapshot_format(const struct snapshot *s, bool with_time, FILE *f) {
                    "TIME_TO_LIMIT=%.1f\n",
                 s->pool, (unsigned long long) s->pool_bytes, (unsigned long long) s->stored_bytes,
                 (unsigned long long) s->limit_bytes, s->fill_rate, s->time_to_limit);
-        for (unsigned i = 0; i < s->n_batch; i++)
+        for (unsigned i = 0; i < s->n_batch; i++) {
                 if (s->batch[i].capped)
                         fprintf(f, "BATCH=%llu %llu %s\n", (unsigned long long) s->batch[i].use,
                                 (unsigned long long) s->batch[i].cap, s->batch[i].cgroup);
                 else
                         fprintf(f, "BATCH=%llu max %s\n", (unsigned long long) s->batch[i].use, s->batch[i].cgroup);
-        fprintf(f, "FLIPS_LAST_HOUR=%u\nFLIPS_TOTAL=%llu\nWARNINGS=", s->flips_last_hour,
-                (unsigned long long) s->flips_total);
+                /* a line of its own, after its BATCH= line: older readers skip it */
+                if (s->batch[i].cap_reason[0])
+                        fprintf(f, "BATCH_CAP_REASON=%s %s\n", s->batch[i].cap_reason, s->batch[i].cap_text);
+        }
+        fprintf(f, "FLIPS_LAST_HOUR=%u\nFLIPS_TOTAL=%llu\n", s->flips_last_hour, (unsigned long long) s->flips_total);
+        fprintf(f, "HELD=%s %s\nFLIPS_HELD_MIN_DWELL=%llu\nFLIPS_HELD_MAX_PER_MINUTE=%llu\nWARNINGS=",
+                snapshot_held_to_string(s->held), policy_mode_to_string(s->held_mode),
+                (unsigned long long) s->held_total[HELD_DWELL], (unsigned long long) s->held_total[HELD_CAP]);
         for (unsigned i = 0, n = 0; i < ELEMENTSOF(warning_names); i++)
                 if (s->warnings & (1u << i))
                         fprintf(f, "%s%s", n++ ? "," : "", warning_names[i]);
@@ -63,6 +84,10 @@ static const char *mode_name(int i) {
 
 static const char *reason_name(int i) {
         return policy_reason_to_string((policy_reason) i);
+}
+
+static const char *held_name(int i) {
+        return held_names[i];
 }
 
 static knob_value knob_of(const char *v) {
@@ -100,6 +125,10 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
                 *v++ = '\0';
                 if (strcmp(l, "PID") == 0)
                         have_pid = sscanf(v, "%d", &s->pid) == 1;
+                else if (strcmp(l, "VERSION") == 0)
+                        snprintf(s->version, sizeof(s->version), "%s", v);
+                else if (strcmp(l, "CONFIG") == 0 && s->n_config < SNAPSHOT_MAX_CONFIG)
+                        snprintf(s->config[s->n_config++], sizeof(s->config[0]), "%s", v);
                 else if (strcmp(l, "UPDATED") == 0 && parse_u64(v, &u) == 0)
                         s->updated = u;
                 else if (strcmp(l, "KNOB") == 0)
@@ -144,7 +173,22 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
                                 continue;
                         s->batch[s->n_batch].capped = parse_u64(cap, &s->batch[s->n_batch].cap) == 0;
                         snprintf(s->batch[s->n_batch++].cgroup, sizeof(s->batch[0].cgroup), "%s", cg);
-                } else if (strcmp(l, "FLIPS_LAST_HOUR") == 0 && parse_u64(v, &u) == 0)
+                } else if (strcmp(l, "BATCH_CAP_REASON") == 0 && s->n_batch > 0) {
+                        rest = split(v);
+                        snprintf(s->batch[s->n_batch - 1].cap_reason, sizeof(s->batch[0].cap_reason), "%s", v);
+                        snprintf(s->batch[s->n_batch - 1].cap_text, sizeof(s->batch[0].cap_text), "%s",
+                                 rest ? rest : "");
+                } else if (strcmp(l, "HELD") == 0) {
+                        rest = split(v);
+                        i = lookup(v, held_name, (int) ELEMENTSOF(held_names));
+                        s->held = i > 0 ? (policy_held) i : HELD_NONE;
+                        if (s->held != HELD_NONE && rest && (i = lookup(rest, mode_name, 3)) >= 0)
+                                s->held_mode = (policy_mode) i;
+                } else if (strcmp(l, "FLIPS_HELD_MIN_DWELL") == 0)
+                        (void) parse_u64(v, &s->held_total[HELD_DWELL]);
+                else if (strcmp(l, "FLIPS_HELD_MAX_PER_MINUTE") == 0)
+                        (void) parse_u64(v, &s->held_total[HELD_CAP]);
+                else if (strcmp(l, "FLIPS_LAST_HOUR") == 0 && parse_u64(v, &u) == 0)
                         s->flips_last_hour = (unsigned) u;
                 else if (strcmp(l, "FLIPS_TOTAL") == 0)
                         (void) parse_u64(v, &s->flips_total);
@@ -164,18 +208,59 @@ static void json_int_or_null(FILE *f, int64_t v) {
                 fprintf(f, "%lld", (long long) v);
 }
 
-static void json_string(FILE *f, const char *s) {
+/* The length of the valid UTF-8 sequence at p (2 to 4), or 0 (RFC 3629:
+ * no overlong forms, no surrogates, nothing above U+10FFFF). */
+static unsigned utf8_sequence(const unsigned char *p) {
+        unsigned n, i;
+        uint32_t cp;
+
+        if (p[0] >= 0xc2 && p[0] <= 0xdf)
+                n = 2, cp = p[0] & 0x1f;
+        else if (p[0] >= 0xe0 && p[0] <= 0xef)
+                n = 3, cp = p[0] & 0x0f;
+        else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+                n = 4, cp = p[0] & 0x07;
+        else
+                return 0;
+        for (i = 1; i < n; i++) {
+                if ((p[i] & 0xc0) != 0x80) /* includes the terminating NUL */
+                        return 0;
+                cp = (cp << 6) | (p[i] & 0x3f);
+        }
+        if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+                return 0;
+        return n;
+}
+
+void snapshot_json_string(FILE *f, const char *str) {
+        const unsigned char *p = (const unsigned char *) str;
+
         fputc('"', f);
-        for (; *s; s++) {
-                unsigned char c = (unsigned char) *s;
-                if (c == '"' || c == '\\')
-                        fprintf(f, "\\%c", c);
-                else if (c < 0x20)
-                        fprintf(f, "\\u%04x", c);
-                else
-                        fputc(c, f);
+        while (*p) {
+                unsigned n;
+                if (*p == '"' || *p == '\\')
+                        fprintf(f, "\\%c", *p++);
+                else if (*p < 0x20 || *p == 0x7f)
+                        fprintf(f, "\\u%04x", *p++);
+                else if (*p < 0x80)
+                        fputc(*p++, f);
+                else if ((n = utf8_sequence(p)) > 0) {
+                        fwrite(p, 1, n, f);
+                        p += n;
+                } else {
+                        fputs("\\ufffd", f);
+                        p++;
+                }
         }
         fputc('"', f);
+}
+
+static void json_string_or_null(FILE *f, const char *s) {
+        if (s[0])
+                snapshot_json_string(f, s);
+        else
+                fputs("null", f);
 }
 
 static void json_knob(FILE *f, knob_value v) {
@@ -185,32 +270,47 @@ static void json_knob(FILE *f, knob_value v) {
                 fputs(v == KNOB_ON ? "true" : "false", f);
 }
 
-void snapshot_json(const struct snapshot *s, FILE *f) {
-        fprintf(f, "{\"pid\":%d,\"updated_usec\":%llu,\"knob\":", s->pid, (unsigned long long) s->updated);
-        if (s->knob[0])
-                json_string(f, s->knob);
-        else
+/* usec since the epoch as seconds; 0 = unknown */
+static void json_time(FILE *f, uint64_t usec) {
+        if (usec == 0)
                 fputs("null", f);
+        else
+                fprintf(f, "%llu.%06llu", (unsigned long long) (usec / USEC_PER_SEC),
+                        (unsigned long long) (usec % USEC_PER_SEC));
+}
+
+void snapshot_json(const struct snapshot *s, FILE *f) {
+        fprintf(f, "{\"schema\":%d,\"running\":true,\"version\":", SNAPSHOT_JSON_SCHEMA);
+        json_string_or_null(f, s->version);
+        fprintf(f, ",\"pid\":%d,\"updated_seconds\":", s->pid);
+        json_time(f, s->updated);
+        fputs(",\"config_files\":[", f);
+        for (unsigned i = 0; i < s->n_config && i < SNAPSHOT_MAX_CONFIG; i++) {
+                fputs(i ? "," : "", f);
+                snapshot_json_string(f, s->config[i]);
+        }
+        fputs("],\"knob\":", f);
+        json_string_or_null(f, s->knob);
         fputs(",\"knob_value\":", f);
         json_knob(f, s->knob_value);
         fputs(",\"original_value\":", f);
         json_knob(f, s->original);
-        fprintf(f, ",\"dry_run\":%s,\"admin_override\":%s,\"mode\":\"%s\",\"mode_since_usec\":%llu,\"reason\":\"%s\","
-                   "\"reason_text\":",
-                s->dry_run ? "true" : "false", s->backed_off ? "true" : "false", policy_mode_to_string(s->mode),
-                (unsigned long long) s->mode_since, policy_reason_to_string(s->reason));
-        json_string(f, s->reason_text);
+        fprintf(f, ",\"dry_run\":%s,\"admin_override\":%s,\"mode\":\"%s\",\"mode_since_seconds\":",
+                s->dry_run ? "true" : "false", s->backed_off ? "true" : "false", policy_mode_to_string(s->mode));
+        json_time(f, s->mode_since);
+        fprintf(f, ",\"reason\":\"%s\",\"reason_text\":", policy_reason_to_string(s->reason));
+        snapshot_json_string(f, s->reason_text);
         fprintf(f, ",\"pressure_percent\":%.1f,\"sources\":[", s->pressure);
         for (unsigned i = 0; i < s->n_sources; i++) {
                 fprintf(f, "%s{\"path\":", i ? "," : "");
-                json_string(f, s->source[i].path);
+                snapshot_json_string(f, s->source[i].path);
                 if (s->source[i].pct < 0)
                         fputs(",\"pressure_percent\":null}", f);
                 else
                         fprintf(f, ",\"pressure_percent\":%.1f}", s->source[i].pct);
         }
         fprintf(f, "],\"pool\":{\"percent\":%.1f,\"bytes\":%llu,\"stored_bytes\":%llu,\"limit_bytes\":%llu,"
-                   "\"fill_rate_percent_per_sec\":%.2f,\"seconds_to_limit\":",
+                   "\"fill_rate_percent_per_second\":%.2f,\"time_to_limit_seconds\":",
                 s->pool, (unsigned long long) s->pool_bytes, (unsigned long long) s->stored_bytes,
                 (unsigned long long) s->limit_bytes, s->fill_rate);
         if (s->time_to_limit < 0)
@@ -223,22 +323,40 @@ void snapshot_json(const struct snapshot *s, FILE *f) {
         fputs(",\"batch\":[", f);
         for (unsigned i = 0; i < s->n_batch; i++) {
                 fprintf(f, "%s{\"cgroup\":", i ? "," : "");
-                json_string(f, s->batch[i].cgroup);
+                snapshot_json_string(f, s->batch[i].cgroup);
                 fprintf(f, ",\"zswap_bytes\":%llu,\"cap_bytes\":", (unsigned long long) s->batch[i].use);
                 if (s->batch[i].capped)
                         fprintf(f, "%llu", (unsigned long long) s->batch[i].cap);
                 else
                         fputs("null", f);
+                fputs(",\"cap_reason\":", f);
+                json_string_or_null(f, s->batch[i].cap_reason);
+                fputs(",\"cap_reason_text\":", f);
+                json_string_or_null(f, s->batch[i].cap_text);
                 fputs(",\"incompressible_bytes\":", f);
                 json_int_or_null(f, s->batch[i].incomp);
                 fputc('}', f);
         }
-        fprintf(f, "],\"flips_last_hour\":%u,\"flips_total\":%llu,\"warnings\":[", s->flips_last_hour,
+        fprintf(f, "],\"flips_last_hour\":%u,\"flips_total\":%llu,\"flip_held\":", s->flips_last_hour,
                 (unsigned long long) s->flips_total);
+        if (s->held == HELD_NONE)
+                fputs("null", f);
+        else
+                fprintf(f, "{\"reason\":\"%s\",\"mode\":\"%s\"}", snapshot_held_to_string(s->held),
+                        policy_mode_to_string(s->held_mode));
+        fprintf(f, ",\"flips_held_total\":{\"min-dwell\":%llu,\"max-per-minute\":%llu},\"warnings\":[",
+                (unsigned long long) s->held_total[HELD_DWELL], (unsigned long long) s->held_total[HELD_CAP]);
         for (unsigned i = 0, n = 0; i < ELEMENTSOF(warning_names); i++)
                 if (s->warnings & (1u << i))
                         fprintf(f, "%s\"%s\"", n++ ? "," : "", warning_names[i]);
         fputs("]}\n", f);
+}
+
+void snapshot_json_not_running(status_error e, const char *message, FILE *f) {
+        fprintf(f, "{\"schema\":%d,\"running\":%s,\"error\":\"%s\",\"message\":", SNAPSHOT_JSON_SCHEMA,
+                e == STATUS_ERROR_PERMISSION ? "null" : "false", status_error_to_string(e));
+        snapshot_json_string(f, message);
+        fputs("}\n", f);
 }
 
 static const char *ago(char *buf, size_t size, uint64_t now, uint64_t then) {
@@ -260,6 +378,11 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
 
         fprintf(f, "zswap-tuned: running (pid %d), last sample %s%s\n", s->pid, ago(a, sizeof(a), now, s->updated),
                 s->dry_run ? ", dry run: nothing is written" : "");
+        fprintf(f, "   Version: %s\n", s->version[0] ? s->version : "unknown (the daemon does not say)");
+        fputs("    Config:", f);
+        for (unsigned i = 0; i < s->n_config && i < SNAPSHOT_MAX_CONFIG; i++)
+                fprintf(f, "%s%s", i ? ", " : " ", s->config[i]);
+        fputs(s->n_config ? "\n" : " unknown (the daemon does not say)\n", f);
         if (s->knob[0])
                 fprintf(f, "      Knob: %s=%s (original %s)%s\n", s->knob, knob_to_string(s->knob_value),
                         knob_to_string(s->original), s->backed_off ? ", left to the admin until a reload or "
@@ -295,6 +418,10 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
                         fprintf(f, "cap %s", format_bytes(b, sizeof(b), s->batch[i].cap));
                 else
                         fputs("not capped", f);
+                if (s->batch[i].cap_text[0])
+                        fprintf(f, " (%s: %s)", s->batch[i].cap_reason, s->batch[i].cap_text);
+                else if (s->batch[i].cap_reason[0])
+                        fprintf(f, " (%s)", s->batch[i].cap_reason);
                 if (s->batch[i].incomp > 0)
                         fprintf(f, " (%s of it incompressible, stored whole)",
                                 format_bytes(a, sizeof(a), (uint64_t) s->batch[i].incomp));
@@ -302,6 +429,14 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
         }
         fprintf(f, "     Flips: %u in the last hour, %llu since start\n", s->flips_last_hour,
                 (unsigned long long) s->flips_total);
+        if (s->held != HELD_NONE && (unsigned) s->held < ELEMENTSOF(held_text))
+                fprintf(f, "      Held: a flip to %s, held back: %s (%s)\n", policy_mode_to_human(s->held_mode),
+                        held_text[s->held], held_names[s->held]);
+        if (s->held_total[HELD_DWELL] || s->held_total[HELD_CAP])
+                fprintf(f, "      Held: %llu flips held back since start, %llu by Flips.MinDwellSec, "
+                           "%llu by Flips.MaxPerMinute\n",
+                        (unsigned long long) (s->held_total[HELD_DWELL] + s->held_total[HELD_CAP]),
+                        (unsigned long long) s->held_total[HELD_DWELL], (unsigned long long) s->held_total[HELD_CAP]);
         for (unsigned i = 0; i < ELEMENTSOF(warning_text); i++)
                 if (s->warnings & (1u << i))
                         fprintf(f, "   Warning: %s\n", warning_text[i]);

@@ -15,6 +15,10 @@
 #define SNAPSHOT_NAME "status"
 #define SNAPSHOT_MAX_SOURCES 33
 #define SNAPSHOT_MAX_BATCH 16
+#define SNAPSHOT_MAX_CONFIG 16
+/* The JSON object's "schema" (docs/status-schema.json): raised only when a
+ * key changes meaning or goes away; new keys may come within a version. */
+#define SNAPSHOT_JSON_SCHEMA 1
 
 enum {
         WARN_CGROUP_V1 = 1 << 0,        /* flips have no effect */
@@ -25,8 +29,23 @@ enum {
         WARN_SAVE_FAILED = 1 << 5,      /* originals cannot be saved: nothing is changed */
 };
 
+/* Why "zswap-tuned status" found no running daemon (the JSON "error"). */
+typedef enum {
+        STATUS_ERROR_NO_STATUS,   /* no status file: not running (or another --state-dir) */
+        STATUS_ERROR_STALE,       /* the file's writer is gone (SIGKILL, before --restore) */
+        STATUS_ERROR_INVALID,     /* a file that cannot be read as a status file */
+        STATUS_ERROR_PERMISSION,  /* not allowed to read it: running or not, unknown */
+} status_error;
+const char *status_error_to_string(status_error e); /* "no-status", ... */
+
+/* All fields are safe at zero ("" strings, 0 counts): an older daemon that
+ * does not write a line leaves its field so, and the output says "unknown"
+ * or leaves it out. */
 struct snapshot {
         int pid;
+        char version[32];               /* the daemon's PACKAGE_VERSION; "" = unknown */
+        unsigned n_config;
+        char config[SNAPSHOT_MAX_CONFIG][512]; /* files read: the main file, then its drop-ins */
         uint64_t updated;               /* CLOCK_REALTIME usec */
         char knob[32];                  /* "" = monitor only */
         knob_value knob_value, original;
@@ -55,14 +74,19 @@ struct snapshot {
                 uint64_t use;           /* memory.zswap.current */
                 bool capped;
                 uint64_t cap;
-                bool cap_at_max;        /* the cap's reason: ZswapMaxPercent, else the others' room */
                 int64_t incomp;         /* bytes stored whole; < 0 = unknown (live, status only) */
+                char cap_reason[32];    /* why this cap: a word (the label of the metric
+                                         * zswap_tuned_batch_cap_bytes{reason}); "" = unknown */
+                char cap_text[128];     /* ... and in words (policy_decision.cap_text) */
         } batch[SNAPSHOT_MAX_BATCH];
         unsigned flips_last_hour;
         uint64_t flips_total;
+        policy_held held;               /* a wanted flip is being held back now ... */
+        policy_mode held_mode;          /* ... to this mode */
+        uint64_t held_total[3];         /* flips held back since start, by policy_held (HELD_NONE unused) */
         /* (live, metrics only:) stats.h's counts */
         uint64_t flips_by_reason[POLICY_REASONS], decisions_by_reason[POLICY_REASONS];
-        uint64_t retries, held_dwell, held_cap;
+        uint64_t retries;
         unsigned warnings;              /* WARN_* */
 };
 
@@ -72,7 +96,16 @@ void snapshot_format(const struct snapshot *s, bool with_time, FILE *f);
 /* Parse what snapshot_format() wrote; unknown lines are skipped (a newer
  * daemon). -EBADMSG when it is not a snapshot. */
 int snapshot_parse(const char *buf, struct snapshot *s);
-/* One JSON object (zswap-tuned(8) documents the schema). */
+/* One JSON object, "running": true (docs/status-schema.json). */
 void snapshot_json(const struct snapshot *s, FILE *f);
+/* The JSON object without a running daemon: "running" false, or null with
+ * STATUS_ERROR_PERMISSION (then it cannot be told). */
+void snapshot_json_not_running(status_error e, const char *message, FILE *f);
+/* A JSON string: '"', '\\' and control characters escaped, and each byte
+ * that is not part of a valid UTF-8 sequence (a stray continuation byte, a
+ * truncated or overlong sequence, a surrogate, above U+10FFFF) written as
+ * \ufffd, so that the output is always valid UTF-8 JSON. */
+void snapshot_json_string(FILE *f, const char *s);
+const char *snapshot_held_to_string(policy_held h); /* "none", "min-dwell", "max-per-minute" */
 /* For a human: what "zswap-tuned status" prints. now: CLOCK_REALTIME usec. */
 void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f);

@@ -47,8 +47,8 @@ void stats_snapshot(const struct stats *st, struct snapshot *snap) {
         snprintf(snap->reason_text, sizeof(snap->reason_text), "%s", st->last_text);
         snap->flips_total = stats_flips(st);
         snap->retries = st->retries;
-        snap->held_dwell = st->held[HELD_DWELL];
-        snap->held_cap = st->held[HELD_CAP];
+        snap->held_total[HELD_DWELL] = st->held[HELD_DWELL];
+        snap->held_total[HELD_CAP] = st->held[HELD_CAP];
         memcpy(snap->flips_by_reason, st->flips_by_reason, sizeof(snap->flips_by_reason));
         memcpy(snap->decisions_by_reason, st->decisions_by_reason, sizeof(snap->decisions_by_reason));
 }

@@ -12,12 +12,15 @@
 #define STATUS_NOT_RUNNING 3
 #define STATUS_NO_PERMISSION 4
 
-static int not_running(const char *why, bool json) {
+/* No running daemon found (exit 3), or not allowed to tell (exit 4): with
+ * --json, an object on stdout all the same (docs/status-schema.json). */
+static int not_running(status_error e, const char *why, bool json) {
         if (json)
-                printf("{\"running\":false,\"reason\":\"%s\"}\n", why);
-        else
+                snapshot_json_not_running(e, why, stdout);
+        else if (e != STATUS_ERROR_PERMISSION)
                 printf("zswap-tuned: not running (%s)\n", why);
-        return STATUS_NOT_RUNNING;
+        (void) fflush(stdout);
+        return e == STATUS_ERROR_PERMISSION ? STATUS_NO_PERMISSION : STATUS_NOT_RUNNING;
 }
 
 int status_show(const struct kernel *k, const char *state_dir, bool json) {
@@ -27,19 +30,23 @@ int status_show(const struct kernel *k, const char *state_dir, bool json) {
         ssize_t n;
 
         if ((size_t) snprintf(path, sizeof(path), "%s/" SNAPSHOT_NAME, state_dir) >= sizeof(path))
-                return not_running("state directory path too long", json);
+                return not_running(STATUS_ERROR_NO_STATUS, "state directory path too long", json);
         n = read_full_file(path, buf, sizeof(buf));
         if (n == -EACCES || n == -EPERM) {
-                fprintf(stderr, "zswap-tuned: cannot read %s: %s (run as root)\n", path, err_str((int) n));
-                return STATUS_NO_PERMISSION;
+                char why[1200];
+                snprintf(why, sizeof(why), "cannot read %s: %s (run as root)", path, err_str((int) n));
+                fprintf(stderr, "zswap-tuned: %s\n", why);
+                return not_running(STATUS_ERROR_PERMISSION, why, json);
         }
+        if (n == -ENOENT || n == -ENOTDIR)
+                return not_running(STATUS_ERROR_NO_STATUS, "no status in the state directory", json);
         if (n < 0)
-                return not_running(n == -ENOENT ? "no status in the state directory" : err_str((int) n), json);
+                return not_running(STATUS_ERROR_INVALID, err_str((int) n), json);
         if (snapshot_parse(buf, &s) < 0)
-                return not_running("the status file is not one zswap-tuned wrote", json);
+                return not_running(STATUS_ERROR_INVALID, "the status file is not one zswap-tuned wrote", json);
         /* SIGKILL leaves the file behind until --restore: is its writer alive? */
         if (s.pid <= 0 || (kill(s.pid, 0) < 0 && errno == ESRCH))
-                return not_running("the status file is from a process that is gone", json);
+                return not_running(STATUS_ERROR_STALE, "the status file is from a process that is gone", json);
         /* the pool as it is now, not as at the last sample */
         if (kernel_read_pool(k, &pool) == 0) {
                 s.pool_bytes = pool.pool_bytes;

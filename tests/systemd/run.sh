@@ -359,7 +359,7 @@ case_journal() {
 
 # 3. Reload: a changed config applies; a broken one is reported and ignored.
 case_reload() {
-	local pid mark re
+	local pid mark re out st
 	pid=$(mainpid)
 	[ -n "$pid" ] && [ "$pid" != 0 ] || { diag "not running"; return 1; }
 
@@ -371,19 +371,34 @@ case_reload() {
 	expect_knob N || return 1
 	expect_status N || return 1
 
+	# A broken file: ExecReload= checks it first, so "systemctl reload" fails
+	# and says FILE:LINE in the journal and in "systemctl status"; the daemon
+	# never gets the SIGHUP and runs on with the old configuration.
 	mark=$(jmark)
 	write_conf '[Daemon]' 'Baseline=on' '[Pool]' 'HighPercent=abc'
-	C systemctl reload "$UNIT" || { diag "systemctl reload (broken config) failed"; return 1; }
+	out=$(C systemctl reload "$UNIT" 2>&1) && { diag "systemctl reload of a broken config succeeded"; return 1; }
 	re="^$(re_quote "$CONF"):5: HighPercent=abc: "
 	jwait "$mark" "$re" PRIORITY=3 || return 1
-	jwait "$mark" '^Reload failed; keeping the old configuration$' || return 1
-	wait_until 5 eval '[ "$(prop SubState)" = running ]' ||
+	st=$(C systemctl status --no-pager --full "$UNIT" 2>&1)
+	grep -qE "$(re_quote "$CONF"):5: HighPercent=abc: " <<<"$st" && grep -qE 'ExecReload=.*status=78' <<<"$st" ||
+		{ diag "systemctl status does not show the FILE:LINE and the failed check:"; indent <<<"$st"; return 1; }
+	[ "$(prop ActiveState)/$(prop SubState)" = active/running ] ||
 		{ diag "after the broken reload: $(prop ActiveState)/$(prop SubState)"; return 1; }
 	[ "$(mainpid)" = "$pid" ] || { diag "main PID changed from $pid to $(mainpid)"; return 1; }
+	! jhas "$mark" '^Reload(ed configuration| failed)' "_PID=$pid" ||
+		{ diag "the daemon got a SIGHUP for the broken file:"; jlog "$mark" | indent; return 1; }
 	# The old config (Baseline=off) still rules: no flip to the new Baseline=on.
 	! jhas "$mark" . "MESSAGE_ID=$FLIP_ID" || { diag "a flip after the broken reload:"; jlog "$mark" | indent; return 1; }
 	expect_knob N || return 1
-	expect_status N
+	expect_status N || return 1
+
+	# Fixed: the reload succeeds and applies.
+	mark=$(jmark)
+	write_conf '[Daemon]' 'Baseline=off' '[Pool]' 'HighPercent=90'
+	out=$(C systemctl reload "$UNIT" 2>&1) || { diag "systemctl reload of the fixed config failed:"; indent <<<"$out"; return 1; }
+	jwait "$mark" "^Reloaded configuration from $(re_quote "$CONF")$" "_PID=$pid" || return 1
+	[ "$(mainpid)" = "$pid" ] || { diag "main PID changed from $pid to $(mainpid)"; return 1; }
+	expect_knob N
 }
 
 # 4. stop puts the knob back to its value before start (N).
@@ -561,6 +576,15 @@ case_status() {
 	out=$(C runuser -u nobody -- "$exe" status --json 2>&1) || { diag "status --json as nobody:"; indent <<<"$out"; return 1; }
 	python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["pid"] == int(sys.argv[2]) and d["mode"] in ("idle", "throughput", "protect"), d' \
 		"$out" "$pid" || { diag "status --json:"; indent <<<"$out"; return 1; }
+	# the daemon's own object against docs/status-schema.json (as in tests/cli.sh)
+	printf '%s\n' "$out" >"$TMP/status.json"
+	python3 "$abs_top_srcdir/tests/tools/status-schema.py" "$abs_top_srcdir/docs/status-schema.json" "$TMP/status.json" >"$TMP/schema.log"
+	rc=$?
+	if [ "$rc" = 77 ] && [ "${CI:-}" != true ]; then
+		diag "python3-jsonschema is not installed: status --json not checked against the schema"
+	elif [ "$rc" != 0 ]; then
+		diag "status --json does not match docs/status-schema.json:"; indent <"$TMP/schema.log"; return 1
+	fi
 	diag "$(grep -E 'Knob|Mode' <<<"$(C "$exe" status)" | sed 's/^ *//' | paste -sd';')"
 	C systemctl stop "$UNIT" || return 1
 	C "$exe" status >/dev/null 2>&1
@@ -580,7 +604,7 @@ if ! ct_boot A; then
 fi
 run_case 1 "enable --now: active only after READY=1, status shows the STATUS line" case_enable
 run_case 2 "journal: startup probe lines; journalctl -u FIELD=value finds the knob change and its reason" case_journal
-run_case 3 "reload: a changed config applies; a broken one logs FILE:LINE, keeps the old, stays active" case_reload
+run_case 3 "reload: a changed config applies; a broken one fails the reload with FILE:LINE in status, keeps the old, stays active" case_reload
 run_case 4 "stop restores the knob to its value before start" case_stop
 run_case 5 "kill -9: ExecStopPost= restores the knob, Restart=on-failure restarts" case_kill
 run_case 6 "SIGSTOP: watchdog kills it (Result=watchdog), knob restored, restarted" case_watchdog

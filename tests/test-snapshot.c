@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The status file (snapshot_format/snapshot_parse) round trip, including the
+ * fields of JSON schema 1, and the JSON string escaping. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot.h"
+
+static char *format(const struct snapshot *s) {
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        assert_non_null(f);
+        snapshot_format(s, true, f);
+        assert_int_equal(fclose(f), 0);
+        return buf;
+}
+
+static char *json_of(const char *str) {
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        assert_non_null(f);
+        snapshot_json_string(f, str);
+        assert_int_equal(fclose(f), 0);
+        return buf;
+}
+
+static void test_round_trip(void **state) {
+        struct snapshot a = { .pid = 42, .updated = 1700000000250000, .knob_value = KNOB_OFF, .original = KNOB_ON,
+                              .mode = MODE_THROUGHPUT, .mode_since = 1700000000000000, .reason = REASON_PRESSURE,
+                              .pressure = 12.5, .time_to_limit = -1, .incomp_pages = -1, .n_batch = 2,
+                              .flips_total = 7, .held = HELD_CAP, .held_mode = MODE_PROTECT,
+                              .held_total = { 0, 3, 4 }, .n_config = 2 },
+                        b;
+        char *text;
+
+        snprintf(a.version, sizeof(a.version), "1.2.3");
+        snprintf(a.config[0], sizeof(a.config[0]), "/etc/zswap-tuned.conf");
+        snprintf(a.config[1], sizeof(a.config[1]), "/etc/zswap-tuned.conf.d/x y.conf");
+        snprintf(a.knob, sizeof(a.knob), "shrinker_enabled");
+        snprintf(a.batch[0].cgroup, sizeof(a.batch[0].cgroup), "batch.slice");
+        a.batch[0].capped = true;
+        a.batch[0].cap = 4096;
+        snprintf(a.batch[0].cap_reason, sizeof(a.batch[0].cap_reason), "pool-share");
+        snprintf(a.batch[0].cap_text, sizeof(a.batch[0].cap_text), "30%% of the limit");
+        snprintf(a.batch[1].cgroup, sizeof(a.batch[1].cgroup), "other.slice");
+        text = format(&a);
+        assert_int_equal(snapshot_parse(text, &b), 0);
+        assert_int_equal(b.pid, 42);
+        assert_string_equal(b.version, "1.2.3");
+        assert_int_equal(b.n_config, 2);
+        assert_string_equal(b.config[1], "/etc/zswap-tuned.conf.d/x y.conf");
+        assert_true(b.updated == a.updated && b.mode_since == a.mode_since);
+        assert_int_equal(b.held, HELD_CAP);
+        assert_int_equal(b.held_mode, MODE_PROTECT);
+        assert_true(b.held_total[HELD_DWELL] == 3 && b.held_total[HELD_CAP] == 4);
+        assert_int_equal(b.n_batch, 2);
+        assert_string_equal(b.batch[0].cap_reason, "pool-share");
+        assert_string_equal(b.batch[0].cap_text, "30% of the limit");
+        assert_string_equal(b.batch[1].cap_reason, "");
+        assert_false(b.batch[1].capped);
+        free(text);
+
+        /* an older daemon's file: none of the new lines; unknown ones skipped */
+        assert_int_equal(snapshot_parse("PID=7\nNEW_KEY=x\nHELD=bogus throughput\nMODE=protect\n", &b), 0);
+        assert_string_equal(b.version, "");
+        assert_int_equal(b.n_config, 0);
+        assert_int_equal(b.held, HELD_NONE);
+        assert_int_equal(b.mode, MODE_PROTECT);
+        assert_int_equal(snapshot_parse("VERSION=1\n", &b), -EBADMSG);
+}
+
+static void test_json_string(void **state) {
+        static const struct {
+                const char *in, *out;
+        } cases[] = {
+                { "plain", "\"plain\"" },
+                { "q\"b\\", "\"q\\\"b\\\\\"" },
+                { "\x01\n\x7f", "\"\\u0001\\u000a\\u007f\"" },
+                { "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+                { "a\xff" "b", "\"a\\ufffdb\"" },
+                { "\xc3(", "\"\\ufffd(\"" },                  /* truncated */
+                { "\xc0\xaf", "\"\\ufffd\\ufffd\"" },         /* overlong '/' */
+                { "\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"" }, /* overlong, 3 bytes */
+                { "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" }, /* a surrogate */
+                { "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" }, /* above U+10FFFF */
+                { "\xe2\x82", "\"\\ufffd\\ufffd\"" },         /* cut off at the end */
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char *got = json_of(cases[i].in);
+                assert_string_equal(got, cases[i].out);
+                free(got);
+        }
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_round_trip),
+                cmocka_unit_test(test_json_string),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
