@@ -12,7 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroup-follow.h"
 #include "cgroup-glob.h"
+#include "log.h"
+#include "testutil.h"
 #include "units.h"
 #include "util.h"
 
@@ -197,6 +204,439 @@ static void test_unit_patterns(void **state) {
         assert_false(unit_patterns_match(&l, "batch.slice.d"));
 }
 
+
+/* ---- the match set ---------------------------------------------------- */
+
+struct rec {
+        char *root;
+        sd_event *event;
+        struct follow *f;
+        unsigned adds, removes;
+        char last_add[PATH_MAX], last_remove[PATH_MAX], last_unit[64];
+        int last_pattern;
+        char log[16][512];
+        unsigned n_log, warnings;
+};
+
+static void hook(int prio, const char *msg, const char *const *fields, void *userdata) {
+        struct rec *r = userdata;
+
+        if (prio <= LOG_WARNING)
+                r->warnings++;
+        if (prio == LOG_DEBUG || r->n_log >= ELEMENTSOF(r->log))
+                return;
+        snprintf(r->log[r->n_log++], sizeof(r->log[0]), "%s", msg);
+}
+
+static bool logged(struct rec *r, const char *needle) {
+        for (unsigned i = 0; i < r->n_log; i++)
+                if (strstr(r->log[i], needle))
+                        return true;
+        return false;
+}
+
+static void on_add(struct follow *f, const struct follow_match *m, void *userdata) {
+        struct rec *r = userdata;
+
+        r->adds++;
+        snprintf(r->last_add, sizeof(r->last_add), "%s", m->path);
+        snprintf(r->last_unit, sizeof(r->last_unit), "%s", m->unit ? m->unit : "");
+        r->last_pattern = m->pattern;
+}
+
+static void on_remove(struct follow *f, const struct follow_match *m, void *userdata) {
+        struct rec *r = userdata;
+
+        r->removes++;
+        snprintf(r->last_remove, sizeof(r->last_remove), "%s", m->path);
+}
+
+static int rec_setup(void **state) {
+        struct rec *r = calloc(1, sizeof(*r));
+
+        assert_non_null(r);
+        r->root = tu_mkdtemp();
+        tu_write(r->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        tu_write(r->root, "/proc/self/cgroup", "0::/system.slice/zswap-tuned.service\n");
+        assert_int_equal(sd_event_new(&r->event), 0);
+        log_set_hook(hook, r);
+        *state = r;
+        return 0;
+}
+
+static int rec_teardown(void **state) {
+        struct rec *r = *state;
+
+        log_set_hook(NULL, NULL);
+        follow_free(r->f);
+        sd_event_unref(r->event);
+        tu_rm_rf(r->root);
+        free(r->root);
+        free(r);
+        return 0;
+}
+
+static void start(struct rec *r, const char *const *patterns, unsigned n, bool idle, unsigned max) {
+        struct conf_list l = { .n = n };
+        static struct kernel kernel; /* outlives the follow set */
+
+        for (unsigned i = 0; i < n; i++) {
+                l.item[i] = (char *) patterns[i];
+                l.where[i] = (char *) "t.conf:7";
+        }
+        assert_int_equal(kernel_init(&kernel, r->root), 0);
+        struct follow_params p = {
+                .name = "Batch", .kernel = &kernel, .event = r->event, .patterns = &l, .idle = idle, .max = max,
+                .on_add = on_add, .on_remove = on_remove, .userdata = r,
+        };
+        assert_int_equal(follow_new(&r->f, &p), 0);
+}
+
+static void mkdir_at(struct rec *r, const char *rel) {
+        char p[PATH_MAX];
+
+        snprintf(p, sizeof(p), "%s%s", r->root, rel);
+        assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static void rmdir_at(struct rec *r, const char *rel) {
+        char p[PATH_MAX];
+
+        snprintf(p, sizeof(p), "%s%s", r->root, rel);
+        assert_int_equal(rmdir(p), 0);
+}
+
+/* Run the event loop until *counter reaches want or deadline_usec passes:
+ * the inotify event is what we wait for, not time. Returns the usec it took. */
+static uint64_t run_until(struct rec *r, const unsigned *counter, unsigned want, uint64_t deadline_usec) {
+        uint64_t t0 = now_usec();
+
+        while (*counter < want && now_usec() - t0 < deadline_usec)
+                assert_true(sd_event_run(r->event, deadline_usec - (now_usec() - t0)) >= 0);
+        return now_usec() - t0;
+}
+
+static void test_follow_scan(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "batch.slice/*", "/sys/fs/cgroup/kube.slice/kube-*.slice/pod?" };
+
+        tu_write(r->root, "/sys/fs/cgroup/batch.slice/a.scope/memory.zswap.max", "max\n");
+        tu_write(r->root, "/sys/fs/cgroup/batch.slice/b.scope/memory.zswap.max", "max\n");
+        tu_write(r->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n"); /* a file: never a match */
+        tu_write(r->root, "/sys/fs/cgroup/other.slice/c.scope/memory.zswap.max", "max\n");
+        tu_write(r->root, "/sys/fs/cgroup/kube.slice/kube-be.slice/pod1/memory.zswap.max", "max\n");
+        tu_write(r->root, "/sys/fs/cgroup/kube.slice/kube-be.slice/pod12/memory.zswap.max", "max\n");
+        tu_write(r->root, "/sys/fs/cgroup/kube.slice/x.slice/pod2/memory.zswap.max", "max\n");
+        start(r, pats, 2, false, 0);
+        assert_int_equal(follow_count(r->f), 3);
+        assert_int_equal(r->adds, 3);
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/batch.slice/a.scope"));
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/batch.slice/b.scope"));
+        const struct follow_match *m = follow_find(r->f, "/sys/fs/cgroup/kube.slice/kube-be.slice/pod1");
+        assert_non_null(m);
+        assert_int_equal(m->pattern, 1);
+        assert_string_equal(m->rel, "kube.slice/kube-be.slice/pod1");
+        assert_null(m->unit);
+        assert_int_equal(follow_n_patterns(r->f), 2);
+        assert_string_equal(follow_pattern(r->f, 1), "/sys/fs/cgroup/kube.slice/kube-*.slice/pod?");
+        /* watched: batch.slice, kube.slice, kube.slice/kube-be.slice (not x.slice, not the matches) */
+        assert_int_equal(follow_n_watches(r->f), 3);
+        assert_true(logged(r, "Cgroups=batch.slice/* matches 2 cgroups"));
+}
+
+static void test_follow_nothing_yet(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "k.slice/k-*.slice/pod*" };
+
+        start(r, pats, 1, false, 0);
+        assert_int_equal(follow_count(r->f), 0);
+        assert_true(logged(r, "matches no cgroup now"));
+        assert_int_equal(r->warnings, 0);
+        /* the literal prefix appears later, then a level, then the match */
+        mkdir_at(r, "/sys/fs/cgroup/k.slice");
+        mkdir_at(r, "/sys/fs/cgroup/k.slice/k-be.slice");
+        mkdir_at(r, "/sys/fs/cgroup/k.slice/k-be.slice/pod1");
+        mkdir_at(r, "/sys/fs/cgroup/k.slice/k-be.slice/other");
+        /* each step is an event of its own: pod1 may be found by the scan of k-be.slice */
+        run_until(r, &r->adds, 1, USEC_PER_SEC);
+        assert_int_equal(r->adds, 1);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/k.slice/k-be.slice/pod1");
+        mkdir_at(r, "/sys/fs/cgroup/k.slice/k-bu.slice");
+        mkdir_at(r, "/sys/fs/cgroup/k.slice/k-bu.slice/pod2");
+        assert_true(run_until(r, &r->adds, 2, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/k.slice/k-bu.slice/pod2");
+        assert_int_equal(follow_count(r->f), 2);
+}
+
+static void test_follow_add_remove_readd(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "system.slice/backup@*.service" };
+
+        mkdir_at(r, "/sys/fs/cgroup/system.slice");
+        start(r, pats, 1, false, 0);
+        assert_int_equal(follow_count(r->f), 0);
+
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/backup@1.service");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/db.service");
+        assert_true(run_until(r, &r->adds, 1, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/system.slice/backup@1.service");
+        uint64_t seq = follow_get(r->f, 0)->seq;
+
+        rmdir_at(r, "/sys/fs/cgroup/system.slice/backup@1.service");
+        assert_true(run_until(r, &r->removes, 1, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_remove, "/sys/fs/cgroup/system.slice/backup@1.service");
+        assert_int_equal(follow_count(r->f), 0);
+
+        /* back under the same name: a new match */
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/backup@1.service");
+        assert_true(run_until(r, &r->adds, 2, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_int_equal(follow_count(r->f), 1);
+        assert_true(follow_get(r->f, 0)->seq > seq);
+
+        /* the watched parent goes: its matches with it, and back */
+        rmdir_at(r, "/sys/fs/cgroup/system.slice/backup@1.service");
+        rmdir_at(r, "/sys/fs/cgroup/system.slice/db.service");
+        rmdir_at(r, "/sys/fs/cgroup/system.slice");
+        assert_true(run_until(r, &r->removes, 2, USEC_PER_SEC) < USEC_PER_SEC);
+        /* nothing is watched there now: the parent of the literal prefix was
+         * not, by design (a reload finds it again) */
+        assert_int_equal(follow_count(r->f), 0);
+        assert_int_equal(r->adds, 2);
+}
+
+static void test_follow_bound(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "b.slice/*" };
+        char p[64];
+
+        mkdir_at(r, "/sys/fs/cgroup/b.slice");
+        for (int i = 0; i < 3; i++) {
+                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/j%d", i);
+                mkdir_at(r, p);
+        }
+        start(r, pats, 1, false, 3);
+        assert_int_equal(follow_count(r->f), 3);
+        assert_int_equal(r->warnings, 0);
+        for (int i = 3; i < 6; i++) {
+                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/j%d", i);
+                mkdir_at(r, p);
+        }
+        while (follow_process(r->f) > 0)
+                ;
+        assert_int_equal(follow_count(r->f), 3);
+        assert_int_equal(r->warnings, 1); /* said once */
+        assert_true(logged(r, "more than MaxCgroups=3 cgroups match"));
+        /* the oldest keep their place */
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/b.slice/j0"));
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/b.slice/j2"));
+        assert_null(follow_find(r->f, "/sys/fs/cgroup/b.slice/j3"));
+        /* a place comes free: one left out takes it (one rescan, a second later) */
+        rmdir_at(r, "/sys/fs/cgroup/b.slice/j1");
+        assert_true(run_until(r, &r->adds, 4, 3 * USEC_PER_SEC) < 3 * USEC_PER_SEC);
+        assert_int_equal(follow_count(r->f), 3);
+        assert_null(follow_find(r->f, "/sys/fs/cgroup/b.slice/j1"));
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/b.slice/j0"));
+        assert_int_equal(r->warnings, 1);
+}
+
+static void test_follow_refusals(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "system.slice/*", "init.scope", "a.slice//b", "system.slice/backup*" };
+
+        mkdir_at(r, "/sys/fs/cgroup/system.slice");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/zswap-tuned.service");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/backup1");
+        mkdir_at(r, "/sys/fs/cgroup/init.scope");
+        start(r, pats, 4, false, 0);
+        assert_true(logged(r, "t.conf:7: Cgroups= path 'system.slice/*' takes the daemon's own cgroup; refused"));
+        assert_true(logged(r, "t.conf:7: Cgroups= path 'init.scope' takes init.scope"));
+        assert_true(logged(r, "'a.slice//b' must not contain an empty component"));
+        assert_int_equal(follow_n_patterns(r->f), 1);
+        assert_int_equal(follow_count(r->f), 1);
+        /* a unit whose cgroup is the daemon's own or init.scope: left out */
+        follow_add_unit(r->f, "zswap-tuned.service", "/system.slice/zswap-tuned.service");
+        follow_add_unit(r->f, "init.scope", "/init.scope");
+        follow_add_unit(r->f, "x.service", "/");
+        follow_add_unit(r->f, "y.service", "/a/../init.scope");
+        assert_int_equal(follow_count(r->f), 1);
+}
+
+static void test_follow_units(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "system.slice/backup*" };
+
+        mkdir_at(r, "/sys/fs/cgroup/system.slice");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/backup@1.service");
+        start(r, pats, 1, false, 0);
+        assert_int_equal(follow_count(r->f), 1);
+        follow_add_unit(r->f, "build-1.scope", "/batch.slice/build-1.scope");
+        assert_int_equal(follow_count(r->f), 2);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/batch.slice/build-1.scope");
+        assert_string_equal(r->last_unit, "build-1.scope");
+        assert_int_equal(r->last_pattern, FOLLOW_UNIT);
+        /* a glob's match named by a unit keeps its place, and gets the name */
+        follow_add_unit(r->f, "backup@1.service", "/system.slice/backup@1.service");
+        assert_int_equal(follow_count(r->f), 2);
+        assert_string_equal(follow_find(r->f, "/sys/fs/cgroup/system.slice/backup@1.service")->unit,
+                            "backup@1.service");
+        follow_remove_unit(r->f, "backup@1.service"); /* the glob still has it */
+        assert_int_equal(follow_count(r->f), 2);
+        follow_remove_unit(r->f, "build-1.scope");
+        assert_int_equal(follow_count(r->f), 1);
+        assert_string_equal(r->last_remove, "/sys/fs/cgroup/batch.slice/build-1.scope");
+        follow_remove_unit(r->f, "nothing.service");
+        assert_int_equal(r->removes, 1);
+}
+
+static void test_follow_idle(void **state) {
+        struct rec *r = *state;
+
+        tu_write(r->root, "/sys/fs/cgroup/a.slice/cpu.idle", "0\n");
+        tu_write(r->root, "/sys/fs/cgroup/b.slice/cpu.idle", "1\n");
+        tu_write(r->root, "/sys/fs/cgroup/a.slice/c.scope/cpu.idle", "1\n");
+        tu_write(r->root, "/sys/fs/cgroup/init.scope/cpu.idle", "1\n"); /* never */
+        start(r, NULL, 0, true, 0);
+        assert_int_equal(follow_count(r->f), 2);
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/b.slice"));
+        assert_int_equal(follow_find(r->f, "/sys/fs/cgroup/a.slice/c.scope")->pattern, FOLLOW_IDLE);
+
+        /* a new cgroup with cpu.idle 1 (CPUWeight=idle) is batch work from its creation */
+        mkdir_at(r, "/sys/fs/cgroup/a.slice/job.scope");
+        tu_write(r->root, "/sys/fs/cgroup/a.slice/job.scope/cpu.idle", "1\n");
+        assert_true(run_until(r, &r->adds, 3, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/a.slice/job.scope");
+        /* and one below a new one */
+        mkdir_at(r, "/sys/fs/cgroup/n.slice");
+        mkdir_at(r, "/sys/fs/cgroup/n.slice/x.scope");
+        tu_write(r->root, "/sys/fs/cgroup/n.slice/x.scope/cpu.idle", "1\n");
+        assert_true(run_until(r, &r->adds, 4, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/n.slice/x.scope");
+
+        /* cgroupfs says nothing when cpu.idle changes: seen at the recheck */
+        tu_write(r->root, "/sys/fs/cgroup/a.slice/cpu.idle", "1\n");
+        tu_write(r->root, "/sys/fs/cgroup/b.slice/cpu.idle", "0\n");
+        while (follow_process(r->f) > 0)
+                ;
+        assert_int_equal(follow_count(r->f), 4);
+        follow_recheck_idle(r->f);
+        assert_int_equal(follow_count(r->f), 4);
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/a.slice"));
+        assert_null(follow_find(r->f, "/sys/fs/cgroup/b.slice"));
+        assert_string_equal(r->last_remove, "/sys/fs/cgroup/b.slice");
+}
+
+static unsigned count_fds(void) {
+        DIR *d = opendir("/proc/self/fd");
+        unsigned n = 0;
+
+        assert_non_null(d);
+        while (readdir(d))
+                n++;
+        closedir(d);
+        return n;
+}
+
+static long rss_kb(void) {
+        char buf[4096];
+        const char *p;
+
+        assert_true(read_full_file("/proc/self/status", buf, sizeof(buf)) > 0);
+        p = strstr(buf, "VmRSS:");
+        assert_non_null(p);
+        return strtol(p + 6, NULL, 10);
+}
+
+/* Under valgrind or ASan the RSS is theirs: only the bound on fds and time holds. */
+static bool rss_meaningful(void) {
+#if defined(__SANITIZE_ADDRESS__)
+        return false;
+#else
+        char maps[1 << 16];
+        ssize_t n = read_full_file("/proc/self/maps", maps, sizeof(maps));
+        return n > 0 && !strstr(maps, "vgpreload");
+#endif
+}
+
+#define STORM 10000
+
+/* 10,000 cgroups created and removed quickly under a watched parent: memory
+ * and fds stay bounded, and the loop still answers within a second. */
+static void test_follow_storm(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "storm.slice/*" };
+        char p[PATH_MAX], *shm = strdup("/dev/shm/zswap-tuned-test.XXXXXX");
+        unsigned fds0;
+        uint64_t t0;
+        long rss0;
+
+        /* on tmpfs where there is one: a disk's directory operations are
+         * what would take the time, not the daemon */
+        assert_non_null(shm);
+        if (mkdtemp(shm)) {
+                tu_rm_rf(r->root);
+                free(r->root);
+                r->root = shm;
+                tu_write(r->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        } else
+                free(shm);
+        mkdir_at(r, "/sys/fs/cgroup/storm.slice");
+        start(r, pats, 1, false, 0);
+        /* warm up: the structures at their bound before measuring */
+        for (int i = 0; i < 300; i++) {
+                snprintf(p, sizeof(p), "%s/sys/fs/cgroup/storm.slice/w%d", r->root, i);
+                assert_int_equal(mkdir(p, 0755), 0);
+        }
+        while (follow_process(r->f) > 0)
+                ;
+        for (int i = 0; i < 300; i++) {
+                snprintf(p, sizeof(p), "%s/sys/fs/cgroup/storm.slice/w%d", r->root, i);
+                assert_int_equal(rmdir(p), 0);
+        }
+        while (sd_event_run(r->event, 0) > 0)
+                ;
+        rss0 = rss_kb();
+        fds0 = count_fds(); /* the inotify fd, and sd-event's timerfd (the rescan timer) */
+        t0 = now_usec();
+
+        /* first half: the loop keeps up, in bursts; second half: nobody reads
+         * until all are created and removed (the queue may overflow) */
+        for (int i = 0; i < STORM; i++) {
+                snprintf(p, sizeof(p), "%s/sys/fs/cgroup/storm.slice/job-%d.scope", r->root, i);
+                assert_int_equal(mkdir(p, 0755), 0);
+                if (i < STORM / 2 && i % 500 == 499)
+                        while (sd_event_run(r->event, 0) > 0)
+                                ;
+        }
+        for (int i = 0; i < STORM; i++) {
+                snprintf(p, sizeof(p), "%s/sys/fs/cgroup/storm.slice/job-%d.scope", r->root, i);
+                assert_int_equal(rmdir(p), 0);
+                if (i < STORM / 2 && i % 500 == 499)
+                        while (sd_event_run(r->event, 0) > 0)
+                                ;
+        }
+        while (sd_event_run(r->event, 0) > 0)
+                ;
+        assert_int_equal(follow_count(r->f), 0);
+        assert_true(follow_n_watches(r->f) <= 2);
+
+        /* responsive: a new one is seen within a second */
+        unsigned adds = r->adds;
+        mkdir_at(r, "/sys/fs/cgroup/storm.slice/after.scope");
+        assert_true(run_until(r, &r->adds, adds + 1, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/storm.slice/after.scope");
+
+        long grown = rss_kb() - rss0;
+        print_message("storm: %d cgroups in %.2f s, RSS %+ld kB, %u adds, %u removes\n", STORM,
+                      (double) (now_usec() - t0) / 1e6, grown, r->adds, r->removes);
+        if (rss_meaningful())
+                assert_true(grown < 4 * 1024);
+        /* a few seconds; valgrind and ASan take their time */
+        assert_true(now_usec() - t0 < (rss_meaningful() ? 5 : 30) * USEC_PER_SEC);
+        assert_int_equal(count_fds(), fds0);
+        r->f = follow_free(r->f);
+        assert_int_equal(count_fds(), fds0 - 1);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_glob_parse),
@@ -205,6 +645,14 @@ int main(void) {
                 cmocka_unit_test(test_glob_forbidden),
                 cmocka_unit_test(test_own_cgroup),
                 cmocka_unit_test(test_unit_patterns),
+                cmocka_unit_test_setup_teardown(test_follow_scan, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_nothing_yet, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_add_remove_readd, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_bound, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_refusals, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_units, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_idle, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_storm, rec_setup, rec_teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
