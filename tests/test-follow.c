@@ -13,8 +13,12 @@
 #include <string.h>
 
 #include <dirent.h>
+#include <fnmatch.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-id128.h>
 
 #include "cgroup-follow.h"
 #include "cgroup-glob.h"
@@ -637,6 +641,223 @@ static void test_follow_storm(void **state) {
         assert_int_equal(count_fds(), fds0 - 1);
 }
 
+/* ---- Units= over a bus: a fake manager on a direct connection ------------ */
+
+struct fake_unit {
+        const char *name;
+        char cgroup[128];
+};
+
+struct fake_manager {
+        sd_bus *srv;
+        struct fake_unit units[8];
+        unsigned n, subscribed, gets;
+};
+
+static int fm_list(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct fake_manager *fm = userdata;
+        sd_bus_message *reply = NULL;
+        char **states = NULL, **patterns = NULL;
+        int r;
+
+        assert_true(sd_bus_message_read_strv(m, &states) >= 0);
+        assert_true(sd_bus_message_read_strv(m, &patterns) >= 0);
+        assert_true(sd_bus_message_new_method_return(m, &reply) >= 0);
+        assert_true(sd_bus_message_open_container(reply, 'a', "(ssssssouso)") >= 0);
+        for (unsigned i = 0; i < fm->n; i++) {
+                char *path = NULL;
+                bool hit = false;
+                for (char **p = patterns; p && *p; p++)
+                        hit = hit || fnmatch(*p, fm->units[i].name, 0) == 0;
+                if (!hit)
+                        continue;
+                assert_true(sd_bus_path_encode("/org/freedesktop/systemd1/unit", fm->units[i].name, &path) >= 0);
+                assert_true(sd_bus_message_append(reply, "(ssssssouso)", fm->units[i].name, "", "loaded", "active",
+                                                  "running", "", path, 0, "", "/") >= 0);
+                free(path);
+        }
+        assert_true(sd_bus_message_close_container(reply) >= 0);
+        r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        for (char **p = states; p && *p; p++)
+                free(*p);
+        free(states);
+        for (char **p = patterns; p && *p; p++)
+                free(*p);
+        free(patterns);
+        return r < 0 ? r : 1;
+}
+
+static int fm_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct fake_manager *fm = userdata;
+
+        fm->subscribed++;
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static const sd_bus_vtable fm_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD("ListUnitsByPatterns", "asas", "a(ssssssouso)", fm_list, 0),
+        SD_BUS_METHOD("Subscribe", "", "", fm_subscribe, 0),
+        SD_BUS_VTABLE_END,
+};
+
+/* Properties.Get on a unit's object: its ControlGroup. */
+static int fm_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct fake_manager *fm = userdata;
+        const char *iface, *prop;
+        char *name = NULL;
+
+        if (!sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "Get"))
+                return 0;
+        assert_true(sd_bus_path_decode(sd_bus_message_get_path(m), "/org/freedesktop/systemd1/unit", &name) > 0);
+        assert_true(sd_bus_message_read(m, "ss", &iface, &prop) >= 0);
+        assert_string_equal(prop, "ControlGroup");
+        fm->gets++;
+        for (unsigned i = 0; i < fm->n; i++)
+                if (strcmp(fm->units[i].name, name) == 0) {
+                        /* the interface named by the unit's type */
+                        if (strstr(name, ".service"))
+                                assert_string_equal(iface, "org.freedesktop.systemd1.Service");
+                        free(name);
+                        return sd_bus_reply_method_return(m, "v", "s", fm->units[i].cgroup);
+                }
+        free(name);
+        return sd_bus_reply_method_errorf(m, "org.freedesktop.systemd1.NoSuchUnit", "no such unit");
+}
+
+static void fm_signal(struct fake_manager *fm, const char *member, const char *name) {
+        char *path = NULL;
+
+        assert_true(sd_bus_path_encode("/org/freedesktop/systemd1/unit", name, &path) >= 0);
+        if (strcmp(member, "JobRemoved") == 0)
+                assert_true(sd_bus_emit_signal(fm->srv, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
+                                               member, "uoss", 7, "/org/freedesktop/systemd1/job/7", name, "done") >= 0);
+        else
+                assert_true(sd_bus_emit_signal(fm->srv, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
+                                               member, "so", name, path) >= 0);
+        free(path);
+}
+
+struct unit_rec {
+        unsigned adds, removes;
+        char last_unit[64], last_cgroup[128];
+        struct follow *f;
+};
+
+static void u_add(const char *unit, const char *cgroup, void *userdata) {
+        struct unit_rec *u = userdata;
+
+        u->adds++;
+        snprintf(u->last_unit, sizeof(u->last_unit), "%s", unit);
+        snprintf(u->last_cgroup, sizeof(u->last_cgroup), "%s", cgroup);
+        follow_add_unit(u->f, unit, cgroup);
+}
+
+static void u_remove(const char *unit, void *userdata) {
+        struct unit_rec *u = userdata;
+
+        u->removes++;
+        follow_remove_unit(u->f, unit);
+}
+
+static void test_units_bus(void **state) {
+        struct rec *r = *state;
+        struct fake_manager fm = { .n = 3 };
+        struct unit_rec ur = { 0 };
+        struct conf_list pats = { .item = { (char *) "backup@*.service", (char *) "build-*.scope" }, .n = 2 };
+        struct units *u = NULL;
+        sd_bus *cl = NULL;
+        sd_id128_t id;
+        int fds[2];
+
+        fm.units[0] = (struct fake_unit) { "backup@1.service", "/system.slice/backup@1.service" };
+        fm.units[1] = (struct fake_unit) { "db.service", "/system.slice/db.service" };
+        fm.units[2] = (struct fake_unit) { "backup@0.service", "" }; /* loaded, not running */
+        start(r, NULL, 0, false, 0);
+        ur.f = r->f;
+
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds), 0);
+        assert_int_equal(sd_id128_randomize(&id), 0);
+        assert_int_equal(sd_bus_new(&fm.srv), 0);
+        assert_int_equal(sd_bus_set_fd(fm.srv, fds[0], fds[0]), 0);
+        assert_int_equal(sd_bus_set_server(fm.srv, 1, id), 0);
+        assert_int_equal(sd_bus_add_object_vtable(fm.srv, NULL, "/org/freedesktop/systemd1",
+                                                  "org.freedesktop.systemd1.Manager", fm_vtable, &fm), 0);
+        assert_int_equal(sd_bus_add_fallback(fm.srv, NULL, "/org/freedesktop/systemd1/unit", fm_unit, &fm), 0);
+        assert_int_equal(sd_bus_start(fm.srv), 0);
+        assert_int_equal(sd_bus_attach_event(fm.srv, r->event, 0), 0);
+        assert_int_equal(sd_bus_new(&cl), 0);
+        assert_int_equal(sd_bus_set_fd(cl, fds[1], fds[1]), 0);
+        assert_int_equal(sd_bus_start(cl), 0);
+
+        assert_int_equal(units_new(&u, r->event, cl, &pats, u_add, u_remove, &ur), 0);
+        /* listed: backup@1 has a cgroup, backup@0 none, db.service is not asked for */
+        assert_true(run_until(r, &ur.adds, 1, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(ur.last_unit, "backup@1.service");
+        assert_string_equal(ur.last_cgroup, "/system.slice/backup@1.service");
+        assert_int_equal(fm.subscribed, 1);
+        assert_true(units_listed(u));
+        assert_int_equal(units_count(u), 1);
+        const struct follow_match *m = follow_find(r->f, "/sys/fs/cgroup/system.slice/backup@1.service");
+        assert_non_null(m);
+        assert_string_equal(m->unit, "backup@1.service");
+        assert_int_equal(m->pattern, FOLLOW_UNIT);
+
+        /* a transient scope: UnitNew before its cgroup, then its start job */
+        fm.units[fm.n++] = (struct fake_unit) { "build-1234.scope", "" };
+        fm_signal(&fm, "UnitNew", "build-1234.scope");
+        unsigned gets = fm.gets + 1;
+        run_until(r, &fm.gets, gets, USEC_PER_SEC);
+        while (sd_event_run(r->event, 0) > 0)
+                ;
+        assert_int_equal(ur.adds, 1);
+        snprintf(fm.units[3].cgroup, sizeof(fm.units[3].cgroup), "/batch.slice/build-1234.scope");
+        fm_signal(&fm, "JobRemoved", "build-1234.scope");
+        assert_true(run_until(r, &ur.adds, 2, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(ur.last_unit, "build-1234.scope");
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/batch.slice/build-1234.scope"));
+
+        /* a unit of no interest: not even asked about */
+        gets = fm.gets;
+        fm_signal(&fm, "UnitNew", "db.service");
+        /* stopped: the stop job leaves no cgroup; then unloaded */
+        fm.units[0].cgroup[0] = '\0';
+        fm_signal(&fm, "JobRemoved", "backup@1.service");
+        assert_true(run_until(r, &ur.removes, 1, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_int_equal(fm.gets, gets + 1);
+        assert_null(follow_find(r->f, "/sys/fs/cgroup/system.slice/backup@1.service"));
+        fm_signal(&fm, "UnitRemoved", "build-1234.scope");
+        assert_true(run_until(r, &ur.removes, 2, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_int_equal(follow_count(r->f), 0);
+        assert_int_equal(units_count(u), 0);
+
+        units_free(u);
+        sd_bus_flush_close_unref(fm.srv);
+}
+
+static void test_units_no_bus(void **state) {
+        struct rec *r = *state;
+        struct conf_list pats = { .item = { (char *) "backup@*.service" }, .n = 1 };
+        struct units *u = NULL;
+        char *old = getenv("DBUS_SYSTEM_BUS_ADDRESS") ? strdup(getenv("DBUS_SYSTEM_BUS_ADDRESS")) : NULL;
+
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/zswap-tuned-test-bus", 1);
+        assert_true(units_new(&u, r->event, NULL, &pats, NULL, NULL, NULL) < 0);
+        assert_null(u);
+        assert_true(units_new(&u, r->event, NULL, &pats, NULL, NULL, NULL) < 0);
+        if (old)
+                setenv("DBUS_SYSTEM_BUS_ADDRESS", old, 1);
+        else
+                unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
+        free(old);
+        /* said once */
+        unsigned n = 0;
+        for (unsigned i = 0; i < r->n_log; i++)
+                n += strstr(r->log[i], "Units=: no system bus") != NULL;
+        assert_int_equal(n, 1);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_glob_parse),
@@ -653,6 +874,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_follow_units, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_follow_idle, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_follow_storm, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_units_bus, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_units_no_bus, rec_setup, rec_teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
