@@ -41,6 +41,8 @@ void snapshot_format(const struct snapshot *s, bool with_time, FILE *f) {
                                 (unsigned long long) s->batch[i].cap, s->batch[i].cgroup);
                 else
                         fprintf(f, "BATCH=%llu max %s\n", (unsigned long long) s->batch[i].use, s->batch[i].cgroup);
+        for (unsigned i = 0; i < s->n_patterns; i++)
+                fprintf(f, "PATTERN=%s %u %s\n", s->pattern[i].role, s->pattern[i].matches, s->pattern[i].pattern);
         fprintf(f, "FLIPS_LAST_HOUR=%u\nFLIPS_TOTAL=%llu\nWARNINGS=", s->flips_last_hour,
                 (unsigned long long) s->flips_total);
         for (unsigned i = 0, n = 0; i < ELEMENTSOF(warning_names); i++)
@@ -143,6 +145,14 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
                                 continue;
                         s->batch[s->n_batch].capped = parse_u64(cap, &s->batch[s->n_batch].cap) == 0;
                         snprintf(s->batch[s->n_batch++].cgroup, sizeof(s->batch[0].cgroup), "%s", cg);
+                } else if (strcmp(l, "PATTERN") == 0 && s->n_patterns < SNAPSHOT_MAX_PATTERNS && (rest = split(v))) {
+                        char *n = (char *) rest;
+                        const char *pat = split(n);
+                        if (!pat || parse_u64(n, &u) < 0 || u > UINT32_MAX)
+                                continue;
+                        snprintf(s->pattern[s->n_patterns].role, sizeof(s->pattern[0].role), "%s", v);
+                        s->pattern[s->n_patterns].matches = (unsigned) u;
+                        snprintf(s->pattern[s->n_patterns++].pattern, sizeof(s->pattern[0].pattern), "%s", pat);
                 } else if (strcmp(l, "FLIPS_LAST_HOUR") == 0 && parse_u64(v, &u) == 0)
                         s->flips_last_hour = (unsigned) u;
                 else if (strcmp(l, "FLIPS_TOTAL") == 0)
@@ -232,6 +242,14 @@ void snapshot_json(const struct snapshot *s, FILE *f) {
                 json_int_or_null(f, s->batch[i].incomp);
                 fputc('}', f);
         }
+        fputs("],\"patterns\":[", f);
+        for (unsigned i = 0; i < s->n_patterns; i++) {
+                fprintf(f, "%s{\"role\":", i ? "," : "");
+                json_string(f, s->pattern[i].role);
+                fputs(",\"pattern\":", f);
+                json_string(f, s->pattern[i].pattern);
+                fprintf(f, ",\"matches\":%u}", s->pattern[i].matches);
+        }
         fprintf(f, "],\"flips_last_hour\":%u,\"flips_total\":%llu,\"warnings\":[", s->flips_last_hour,
                 (unsigned long long) s->flips_total);
         for (unsigned i = 0, n = 0; i < ELEMENTSOF(warning_names); i++)
@@ -299,6 +317,9 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
                                 format_bytes(a, sizeof(a), (uint64_t) s->batch[i].incomp));
                 fputc('\n', f);
         }
+        for (unsigned i = 0; i < s->n_patterns; i++)
+                fprintf(f, "   Follows: %s (%s): %u cgroup%s\n", s->pattern[i].pattern, s->pattern[i].role,
+                        s->pattern[i].matches, s->pattern[i].matches == 1 ? "" : "s");
         fprintf(f, "     Flips: %u in the last hour, %llu since start\n", s->flips_last_hour,
                 (unsigned long long) s->flips_total);
         for (unsigned i = 0; i < ELEMENTSOF(warning_text); i++)

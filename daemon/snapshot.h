@@ -14,6 +14,7 @@
 #define SNAPSHOT_NAME "status"
 #define SNAPSHOT_MAX_SOURCES 33
 #define SNAPSHOT_MAX_BATCH 16
+#define SNAPSHOT_MAX_PATTERNS (4 * 16 + 1) /* Cgroups= and Units= of both roles, IdleCgroups= */
 
 enum {
         WARN_CGROUP_V1 = 1 << 0,        /* flips have no effect */
@@ -52,6 +53,12 @@ struct snapshot {
                 uint64_t cap;
                 int64_t incomp;         /* bytes stored whole; < 0 = unknown (live, status only) */
         } batch[SNAPSHOT_MAX_BATCH];
+        unsigned n_patterns;            /* Cgroups= globs, Units= ("unit:..."), IdleCgroups= ("idle") */
+        struct {
+                char role[16];          /* "batch" or "pressure" */
+                char pattern[300];
+                unsigned matches;       /* the cgroups it takes now (listed among batch and sources) */
+        } pattern[SNAPSHOT_MAX_PATTERNS];
         unsigned flips_last_hour;
         uint64_t flips_total;
         unsigned warnings;              /* WARN_* */
