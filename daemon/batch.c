@@ -2,8 +2,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "batch.h"
+#include "cgroup-glob.h"
 #include "log.h"
 #include "report.h"
 #include "snapshot.h"
@@ -13,8 +15,11 @@ _Static_assert(CONF_MAX_CGROUPS <= SAVED_MAX_CAPS, "every batch cgroup's origina
 
 void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list *cgroups, double max_pct) {
         b->n = 0;
+        b->have_last = b->full_said = false;
         for (unsigned i = 0; i < cgroups->n; i++) {
                 struct batch_cg *c = &b->cg[b->n];
+                if (cglob_has_magic(cgroups->item[i]))
+                        continue; /* a pattern: its matches come through batch_follow_add() */
                 *c = (struct batch_cg) { 0 };
                 snprintf(c->spec, sizeof(c->spec), "%s", cgroups->item[i]);
                 if (kernel_cgroup_path(k, c->spec, "memory.zswap.max", c->path, sizeof(c->path)) < 0 ||
@@ -40,7 +45,7 @@ void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list
 
 /* The cgroup was removed while capped: nothing to restore there any more. */
 static void forget(struct batch_cg *c, struct restore *rs) {
-        if (c->capped)
+        if (c->capped && !c->followed) /* a followed one: batch_follow_remove() says it */
                 log_info("Batch: %s is gone; forgetting its cap", c->path);
         restore_forget_cap(rs, c->path);
         c->capped = c->written = false;
@@ -186,11 +191,93 @@ void batch_apply(struct batch *b, const struct kernel *k, struct restore *rs, bo
                  const struct policy_decision *d) {
         if (d->batch_keep)
                 return;
+        b->last = *d;
+        b->have_last = true;
+        b->dry_run = dry_run;
         for (unsigned i = 0; i < b->n; i++) {
                 if (d->batch_cap >= 0)
                         cap(&b->cg[i], k, rs, dry_run, d);
                 else
                         (void) uncap(&b->cg[i], rs);
+        }
+}
+
+int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir, const char *unit) {
+        const char *fields[] = { NULL, NULL, NULL };
+        char f_unit[300], f_cg[600];
+        struct batch_cg *c;
+        unsigned capped = 0;
+
+        for (unsigned i = 0; i < b->n; i++)
+                if (strcmp(b->cg[i].spec, dir) == 0)
+                        return 0; /* a fixed path, or there already */
+        if (b->n >= ELEMENTSOF(b->cg)) {
+                if (!b->full_said)
+                        log_warning("Batch: %s matches, but %zu batch cgroups are capped already (what the save "
+                                    "file holds); not capping it (said once)", dir, ELEMENTSOF(b->cg));
+                b->full_said = true;
+                return -ENOSPC;
+        }
+        c = &b->cg[b->n];
+        *c = (struct batch_cg) { .followed = true };
+        if (strlen(dir) >= sizeof(c->spec) || strlen(unit ? unit : "") >= sizeof(c->unit) ||
+            kernel_cgroup_path(k, dir, "memory.zswap.max", c->path, sizeof(c->path)) < 0 ||
+            kernel_cgroup_path(k, dir, "memory.zswap.current", c->cur_path, sizeof(c->cur_path)) < 0 ||
+            !cap_path_valid(c->path)) {
+                log_warning("Batch: %s cannot be capped (name too long, or not below " CGROUP_ROOT ")", dir);
+                return -EINVAL;
+        }
+        strcpy(c->spec, dir);
+        strcpy(c->unit, unit ? unit : "");
+        for (unsigned i = 0; i < b->n; i++)
+                capped += b->cg[i].capped;
+        b->n++;
+        snprintf(f_cg, sizeof(f_cg), "CGROUP=%s", dir);
+        snprintf(f_unit, sizeof(f_unit), "UNIT=%s", c->unit);
+        fields[0] = f_cg;
+        fields[1] = *c->unit ? f_unit : NULL;
+        log_fields(LOG_INFO, fields, "Batch: %s appeared%s%s; batch work from now on", dir, *c->unit ? ", unit " : "",
+                   c->unit);
+        /* capped before its first sample: its share of the cap in force,
+         * until the next sample divides it afresh */
+        if (b->have_last && b->last.batch_cap >= 0) {
+                struct policy_decision d = b->last;
+                if (capped > 0) { /* the others keep theirs until then: together no more than the total */
+                        long page = sysconf(_SC_PAGESIZE);
+                        uint64_t ps = page > 0 ? (uint64_t) page : 4096;
+                        d.cap_bytes = d.cap_bytes * capped / (capped + 1) / ps * ps;
+                        d.batch_cap = d.batch_cap * capped / (capped + 1);
+                }
+                snprintf(d.cap_text, sizeof(d.cap_text), "its share of the cap in force, until the next sample");
+                cap(c, k, rs, b->dry_run, &d);
+        }
+        return 0;
+}
+
+void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir) {
+        const char *fields[] = { NULL, NULL, NULL };
+        char f_unit[300], f_cg[600];
+
+        for (unsigned i = 0; i < b->n; i++) {
+                struct batch_cg *c = &b->cg[i];
+
+                if (!c->followed || strcmp(c->spec, dir) != 0)
+                        continue;
+                snprintf(f_cg, sizeof(f_cg), "CGROUP=%s", dir);
+                snprintf(f_unit, sizeof(f_unit), "UNIT=%s", c->unit);
+                fields[0] = f_cg;
+                fields[1] = *c->unit ? f_unit : NULL;
+                if (c->written && kernel_exists(k, c->path)) {
+                        log_fields(LOG_INFO, fields, "Batch: %s no longer matches; lifting its cap", dir);
+                        (void) uncap(c, rs); /* on failure it stays saved for --restore */
+                } else {
+                        log_fields(LOG_INFO, fields, "Batch: %s is gone%s", dir,
+                                   c->capped ? "; forgetting its cap" : "");
+                        restore_forget_cap(rs, c->path);
+                }
+                memmove(c, c + 1, (b->n - i - 1) * sizeof(*c));
+                b->n--;
+                return;
         }
 }
 

@@ -23,6 +23,8 @@ struct batch_cg {
         uint64_t cap;           /* bytes, as written */
         bool cap_at_max;        /* ... at ZswapMaxPercent (else: the room the others leave) */
         char cap_text[128];     /* ... why, in words */
+        bool followed;          /* a match of a pattern (cgroup-follow.c), not a fixed path */
+        char unit[256];         /* its unit, "" if not known */
         uint64_t use;           /* memory.zswap.current at the last sample */
         bool missing;           /* said that it is not there */
         unsigned failures;      /* cap writes failed in a row (said once) */
@@ -31,6 +33,9 @@ struct batch_cg {
 struct batch {
         struct batch_cg cg[CONF_MAX_CGROUPS];
         unsigned n;
+        /* the last decision carried out, for a cgroup that comes between samples */
+        struct policy_decision last;
+        bool have_last, dry_run, full_said;
 };
 
 void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list *cgroups, double max_pct);
@@ -43,6 +48,15 @@ void batch_apply(struct batch *b, const struct kernel *k, struct restore *rs, bo
                  const struct policy_decision *d);
 /* Lift every cap we set, dry run or not. */
 int batch_uncap_all(struct batch *b, struct restore *rs);
+/* A followed cgroup came (dir: its directory, "/sys/fs/cgroup/...", below the
+ * root prefix; unit: NULL if not known): it is batch work from now on, and
+ * capped at once, through the save path (fail closed), with its share of the
+ * cap last decided if one is in force. -ENOSPC when every place (the save
+ * file's) is taken (said once). */
+int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir, const char *unit);
+/* A followed cgroup went (or no longer matches): forgotten with one journal
+ * line (UNIT= where known); a cap on one still there is lifted. */
+void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir);
 struct snapshot;
 /* Each batch cgroup: name, use, cap. */
 void batch_snapshot(const struct batch *b, struct snapshot *snap);

@@ -7,12 +7,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cgroup-glob.h"
 #include "conf-reader.h"
 #include "conf.h"
 #include "log.h"
+#include "units.h"
 #include "util.h"
 
-enum key_type { T_BOOL, T_UINT, T_SEC_INF, T_PERCENT, T_ENUM, T_LOGLEVEL, T_CGROUPS, T_DIR };
+enum key_type { T_BOOL, T_UINT, T_SEC_INF, T_PERCENT, T_ENUM, T_LOGLEVEL, T_CGROUPS, T_UNITS, T_DIR };
 
 struct key {
         const char *section, *name;
@@ -40,6 +42,7 @@ static const struct key keys[] = {
         K("Pressure", "HighPercent", T_PERCENT, pressure_high, 0, 100, NULL),
         K("Pressure", "LowPercent", T_PERCENT, pressure_low, 0, 100, NULL),
         K("Pressure", "HoldSec", T_UINT, hold_sec, 0, 86400, NULL),
+        K("Pressure", "Units", T_UNITS, units, 0, 0, NULL),
         K("Pool", "ShrinkerNearLimit", T_BOOL, pool_shrinker, 0, 0, NULL),
         K("Pool", "HighPercent", T_PERCENT, pool_high, 1, 100, NULL),
         K("Pool", "LowPercent", T_PERCENT, pool_low, 0, 100, NULL),
@@ -55,6 +58,9 @@ static const struct key keys[] = {
         K("Batch", "Cgroups", T_CGROUPS, batch_cgroups, 0, 0, NULL),
         K("Batch", "ZswapMaxPercent", T_PERCENT, batch_zswap_max, 0, 100, NULL),
         K("Batch", "ShrinkerAtCap", T_BOOL, batch_shrinker_at_cap, 0, 0, NULL),
+        K("Batch", "Units", T_UNITS, batch_units, 0, 0, NULL),
+        K("Batch", "IdleCgroups", T_BOOL, batch_idle, 0, 0, NULL),
+        K("Batch", "MaxCgroups", T_UINT, batch_max_cgroups, 1, 65536, NULL),
         K("Metrics", "TextfileDirectory", T_DIR, metrics_dir, 0, 0, NULL),
         K("Metrics", "IntervalSec", T_UINT, metrics_interval_sec, 1, 3600, NULL),
 };
@@ -97,19 +103,25 @@ void conf_defaults(struct conf *c) {
                 .batch_zswap_max = 50,
                 .batch_shrinker_at_cap = false,
                 .metrics_interval_sec = 15,
+                .batch_idle = false,
+                .batch_max_cgroups = CONF_MAX_MATCHES_DEFAULT,
         };
         c->pool_release = release_default(c->pool_high);
 }
 
 static void free_list(struct conf_list *l) {
-        for (unsigned i = 0; i < l->n; i++)
+        for (unsigned i = 0; i < l->n; i++) {
                 free(l->item[i]);
+                free(l->where[i]);
+        }
         l->n = 0;
 }
 
 void conf_free(struct conf *c) {
         free_list(&c->cgroups);
+        free_list(&c->units);
         free_list(&c->batch_cgroups);
+        free_list(&c->batch_units);
 }
 
 const char *knob_choice_to_string(int k) {
@@ -162,7 +174,37 @@ static size_t longest_component(const char *path) {
         return longest;
 }
 
-static int set_cgroups(struct parser *p, struct conf_list *l, const char *value) {
+/* Is w a fine Cgroups= entry (units: a Units= one)? Else say why, at FILE:LINE. */
+static bool check_item(struct parser *p, const char *key, const char *w, bool units) {
+        const char *why;
+        struct cglob g;
+
+        if (units) {
+                if ((why = unit_pattern_check(w)))
+                        fail_here(p, "%s= unit pattern '%s' %s", key, w, why);
+                return !why;
+        }
+        if (strlen(w) > CONF_CGROUP_NAME_MAX) {
+                fail_here(p, "%s= path '%.32s...' is %zu bytes long; at most %d are supported", key, w, strlen(w),
+                          CONF_CGROUP_NAME_MAX);
+                return false;
+        }
+        if (longest_component(w) > NAME_MAX) {
+                fail_here(p, "%s= path '%.32s...' has a component longer than %d bytes", key, w, NAME_MAX);
+                return false;
+        }
+        if ((why = cglob_parse(&g, w))) {
+                fail_here(p, "%s= path '%s' %s", key, w, why);
+                return false;
+        }
+        /* The daemon's own cgroup is only known at run time (cgroup-follow.c). */
+        if ((why = cglob_forbidden(&g, NULL)))
+                fail_here(p, "%s= path '%s' %s; refused", key, w, why);
+        cglob_free(&g);
+        return !why;
+}
+
+static int set_cgroups(struct parser *p, const char *key, struct conf_list *l, const char *value, bool units) {
         char *buf = strdup(value), *save = NULL;
         int ok = 1;
 
@@ -172,18 +214,17 @@ static int set_cgroups(struct parser *p, struct conf_list *l, const char *value)
                 return 0;
         }
         for (char *w = strtok_r(buf, " \t", &save); ok && w; w = strtok_r(NULL, " \t", &save)) {
+                char where[PATH_MAX + 32];
+
+                snprintf(where, sizeof(where), "%s:%u", p->r.file, p->r.lineno);
                 if (l->n >= CONF_MAX_CGROUPS)
-                        fail_here(p, "Cgroups= lists more than %d cgroups", CONF_MAX_CGROUPS);
-                else if (path_has_dotdot(w))
-                        fail_here(p, "Cgroups= path '%s' must not contain a '..' component", w);
-                else if (strlen(w) > CONF_CGROUP_NAME_MAX)
-                        fail_here(p, "Cgroups= path '%.32s...' is %zu bytes long; at most %d are supported", w,
-                                  strlen(w), CONF_CGROUP_NAME_MAX);
-                else if (longest_component(w) > NAME_MAX)
-                        fail_here(p, "Cgroups= path '%.32s...' has a component longer than %d bytes", w, NAME_MAX);
-                else if (!(l->item[l->n] = strdup(w)))
+                        fail_here(p, "%s= lists more than %d %s", key, CONF_MAX_CGROUPS, units ? "units" : "cgroups");
+                else if (!check_item(p, key, w, units))
+                        ;
+                else if (!(l->item[l->n] = strdup(w)) || !(l->where[l->n] = strdup(where))) {
+                        free(l->item[l->n]);
                         fail_here(p, "out of memory");
-                else {
+                } else {
                         l->n++;
                         continue;
                 }
@@ -257,7 +298,8 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
                 *(int *) field = r;
                 return 1;
         case T_CGROUPS:
-                return set_cgroups(p, (struct conf_list *) field, value);
+        case T_UNITS:
+                return set_cgroups(p, k->name, (struct conf_list *) field, value, k->type == T_UNITS);
         case T_DIR:
                 /* empty: off; else an absolute path without a ".." component */
                 if (strlen(value) >= CONF_PATH_MAX || longest_component(value) > NAME_MAX) {
@@ -438,7 +480,8 @@ static void dump_value(const struct conf *c, const struct key *k, FILE *f) {
         case T_LOGLEVEL:
                 fputs(log_level_to_string(*(const int *) field), f);
                 break;
-        case T_CGROUPS: {
+        case T_CGROUPS:
+        case T_UNITS: {
                 const struct conf_list *l = (const struct conf_list *) field;
                 for (unsigned i = 0; i < l->n; i++)
                         fprintf(f, "%s%s", i ? " " : "", l->item[i]);

@@ -20,8 +20,11 @@ enum baseline_choice { BASELINE_STARTUP, BASELINE_ON, BASELINE_OFF };
 
 struct conf_list {
         char *item[CONF_MAX_CGROUPS];
+        char *where[CONF_MAX_CGROUPS]; /* "FILE:LINE" of the item, for refusals at run time */
         unsigned n;
 };
+
+#define CONF_MAX_MATCHES_DEFAULT 256 /* [Batch] MaxCgroups= */
 
 /* [Pool] ReleasePercent= when not set: this many points below HighPercent. */
 #define RELEASE_BELOW_HIGH 5
@@ -34,7 +37,8 @@ struct conf {
         int log_level;          /* LOG_ERR .. LOG_DEBUG */
         /* [Pressure] */
         bool system;
-        struct conf_list cgroups;
+        struct conf_list cgroups;  /* paths or globs (cgroup-glob.h) */
+        struct conf_list units;    /* unit names or globs (units.h) */
         int type;               /* enum psi_type */
         unsigned trigger_stall_ms, trigger_window_ms;
         double pressure_high, pressure_low;
@@ -49,7 +53,10 @@ struct conf {
         unsigned min_dwell_sec, max_per_minute;
         unsigned admin_backoff_sec; /* leave an admin's knob value alone this long; CONF_INFINITY = until reload */
         /* [Batch] */
-        struct conf_list batch_cgroups;
+        struct conf_list batch_cgroups; /* paths or globs */
+        struct conf_list batch_units;   /* unit names or globs */
+        bool batch_idle;         /* IdleCgroups: a cgroup with cpu.idle 1 is batch work */
+        unsigned batch_max_cgroups; /* MaxCgroups: followed matches, at most */
         double batch_zswap_max;  /* percent of the pool limit */
         bool batch_shrinker_at_cap; /* rule (a2): the shrinker on while they store at their caps */
         /* [Metrics] */

@@ -98,6 +98,7 @@ void manager_tick(struct manager *m, uint64_t now) {
         uint64_t dt = m->have_sample ? now - m->last_sample : 0;
         bool done;
 
+        follow_wire_tick(m, now);
         in.pressure = sources_sample(&m->sources, dt);
         in.pressure_valid = m->have_sample;
         in.triggers_armed = sources_armed(&m->sources); /* a source may have gone or come back */
@@ -193,6 +194,7 @@ int manager_start(struct manager *m, sd_event *event) {
         sources_setup(&m->sources, &m->conf);
         apply_params(m);
         batch_setup(&m->batch, &m->kernel, &m->conf.batch_cgroups, m->conf.batch_zswap_max);
+        follow_wire_start(m);
         start_steering(m);
         manager_tick(m, now_usec());
         publish_start(m);
@@ -216,6 +218,7 @@ int manager_reload(struct manager *m) {
         /* What we changed goes back under the old settings: the batch
          * cgroups may be others now, the knob another, and a dry run writes
          * nothing, so it could never restore it later. */
+        follow_wire_stop(m);
         batch_uncap_all(&m->batch, &m->restore);
         if (fresh.knob != old_choice || (!was_dry && (m->dry_run_override || fresh.dry_run)))
                 steer_restore(&m->steer);
@@ -229,6 +232,7 @@ int manager_reload(struct manager *m) {
                           knob_choice_to_string(m->conf.knob));
         sources_setup(&m->sources, &m->conf);
         batch_setup(&m->batch, &m->kernel, &m->conf.batch_cgroups, m->conf.batch_zswap_max);
+        follow_wire_start(m);
         if (m->conf.knob != old_choice || m->conf.baseline != old_baseline || was_dry != manager_dry_run(m))
                 start_steering(m);
         else {
@@ -254,6 +258,7 @@ int manager_restore(struct manager *m) {
 }
 
 void manager_free(struct manager *m) {
+        follow_wire_stop(m);
         sources_free(&m->sources);
         monitor_free(&m->monitor);
         schedule_free(&m->sched);

@@ -14,6 +14,7 @@
 
 #include "batch.h"
 #include "conf.h"
+#include "follow-wire.h"
 #include "kernel.h"
 #include "monitor.h"
 #include "policy.h"
@@ -41,6 +42,7 @@ struct manager {
         struct steer steer;
         struct batch batch;
         struct sources sources;
+        struct follow_wire follow;      /* Cgroups= globs, Units=, IdleCgroups= (follow-wire.c) */
         struct monitor monitor;
         struct schedule sched;
         struct report report;

@@ -43,6 +43,7 @@ void publish_take(const struct manager *m, const struct policy_decision *d, cons
         stats_snapshot(&m->stats, s);
         sources_snapshot(&m->sources, s);
         batch_snapshot(&m->batch, s);
+        follow_wire_snapshot(m, s);
         if (monitor_swaps(&m->monitor) == 0)
                 s->warnings |= WARN_NO_SWAP;
         if (m->pool_state == POOL_DISABLED)
@@ -53,15 +54,26 @@ void publish_take(const struct manager *m, const struct policy_decision *d, cons
                 s->warnings |= WARN_SAVE_FAILED;
 }
 
-/* Prometheus label values: backslash, double quote and newline escaped. */
+/* Prometheus label values: backslash, double quote and newline escaped, and
+ * (the format is UTF-8) each byte of invalid UTF-8 as U+FFFD. */
 static void label(FILE *f, const char *v) {
-        for (; *v; v++)
-                if (*v == '\\' || *v == '"')
-                        fprintf(f, "\\%c", *v);
-                else if (*v == '\n')
-                        fputs("\\n", f);
-                else
-                        fputc(*v, f);
+        const unsigned char *p = (const unsigned char *) v;
+        unsigned n;
+
+        while (*p)
+                if (*p == '\\' || *p == '"')
+                        fprintf(f, "\\%c", *p++);
+                else if (*p == '\n')
+                        { fputs("\\n", f); p++; }
+                else if (*p < 0x80)
+                        fputc(*p++, f);
+                else if ((n = snapshot_utf8_len(p)) > 0) {
+                        fwrite(p, 1, n, f);
+                        p += n;
+                } else {
+                        fputs("\xef\xbf\xbd", f);
+                        p++;
+                }
 }
 
 static void head(FILE *f, const char *name, const char *type, const char *help) {

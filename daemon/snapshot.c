@@ -61,6 +61,8 @@ void snapshot_format(const struct snapshot *s, bool with_time, FILE *f) {
                 if (s->batch[i].cap_reason[0])
                         fprintf(f, "BATCH_CAP_REASON=%s %s\n", s->batch[i].cap_reason, s->batch[i].cap_text);
         }
+        for (unsigned i = 0; i < s->n_patterns; i++)
+                fprintf(f, "PATTERN=%s %u %s\n", s->pattern[i].role, s->pattern[i].matches, s->pattern[i].pattern);
         fprintf(f, "FLIPS_LAST_HOUR=%u\nFLIPS_TOTAL=%llu\n", s->flips_last_hour, (unsigned long long) s->flips_total);
         fprintf(f, "HELD=%s %s\nFLIPS_HELD_MIN_DWELL=%llu\nFLIPS_HELD_MAX_PER_MINUTE=%llu\nWARNINGS=",
                 snapshot_held_to_string(s->held), policy_mode_to_string(s->held_mode),
@@ -188,7 +190,15 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
                         (void) parse_u64(v, &s->held_total[HELD_DWELL]);
                 else if (strcmp(l, "FLIPS_HELD_MAX_PER_MINUTE") == 0)
                         (void) parse_u64(v, &s->held_total[HELD_CAP]);
-                else if (strcmp(l, "FLIPS_LAST_HOUR") == 0 && parse_u64(v, &u) == 0)
+                else if (strcmp(l, "PATTERN") == 0 && s->n_patterns < SNAPSHOT_MAX_PATTERNS && (rest = split(v))) {
+                        char *n = (char *) rest;
+                        const char *pat = split(n);
+                        if (!pat || parse_u64(n, &u) < 0 || u > UINT32_MAX)
+                                continue;
+                        snprintf(s->pattern[s->n_patterns].role, sizeof(s->pattern[0].role), "%s", v);
+                        s->pattern[s->n_patterns].matches = (unsigned) u;
+                        snprintf(s->pattern[s->n_patterns++].pattern, sizeof(s->pattern[0].pattern), "%s", pat);
+                } else if (strcmp(l, "FLIPS_LAST_HOUR") == 0 && parse_u64(v, &u) == 0)
                         s->flips_last_hour = (unsigned) u;
                 else if (strcmp(l, "FLIPS_TOTAL") == 0)
                         (void) parse_u64(v, &s->flips_total);
@@ -210,7 +220,7 @@ static void json_int_or_null(FILE *f, int64_t v) {
 
 /* The length of the valid UTF-8 sequence at p (2 to 4), or 0 (RFC 3629:
  * no overlong forms, no surrogates, nothing above U+10FFFF). */
-static unsigned utf8_sequence(const unsigned char *p) {
+unsigned snapshot_utf8_len(const unsigned char *p) {
         unsigned n, i;
         uint32_t cp;
 
@@ -245,7 +255,7 @@ void snapshot_json_string(FILE *f, const char *str) {
                         fprintf(f, "\\u%04x", *p++);
                 else if (*p < 0x80)
                         fputc(*p++, f);
-                else if ((n = utf8_sequence(p)) > 0) {
+                else if ((n = snapshot_utf8_len(p)) > 0) {
                         fwrite(p, 1, n, f);
                         p += n;
                 } else {
@@ -337,6 +347,14 @@ void snapshot_json(const struct snapshot *s, FILE *f) {
                 json_int_or_null(f, s->batch[i].incomp);
                 fputc('}', f);
         }
+        fputs("],\"patterns\":[", f);
+        for (unsigned i = 0; i < s->n_patterns; i++) {
+                fprintf(f, "%s{\"role\":", i ? "," : "");
+                snapshot_json_string(f, s->pattern[i].role);
+                fputs(",\"pattern\":", f);
+                snapshot_json_string(f, s->pattern[i].pattern);
+                fprintf(f, ",\"matches\":%u}", s->pattern[i].matches);
+        }
         fprintf(f, "],\"flips_last_hour\":%u,\"flips_total\":%llu,\"flip_held\":", s->flips_last_hour,
                 (unsigned long long) s->flips_total);
         if (s->held == HELD_NONE)
@@ -427,6 +445,9 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
                                 format_bytes(a, sizeof(a), (uint64_t) s->batch[i].incomp));
                 fputc('\n', f);
         }
+        for (unsigned i = 0; i < s->n_patterns; i++)
+                fprintf(f, "   Follows: %s (%s): %u cgroup%s\n", s->pattern[i].pattern, s->pattern[i].role,
+                        s->pattern[i].matches, s->pattern[i].matches == 1 ? "" : "s");
         fprintf(f, "     Flips: %u in the last hour, %llu since start\n", s->flips_last_hour,
                 (unsigned long long) s->flips_total);
         if (s->held != HELD_NONE && (unsigned) s->held < ELEMENTSOF(held_text))

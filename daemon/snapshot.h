@@ -19,6 +19,7 @@
 /* The JSON object's "schema" (docs/status-schema.json): raised only when a
  * key changes meaning or goes away; new keys may come within a version. */
 #define SNAPSHOT_JSON_SCHEMA 1
+#define SNAPSHOT_MAX_PATTERNS (4 * 16 + 1) /* Cgroups= and Units= of both roles, IdleCgroups= */
 
 enum {
         WARN_CGROUP_V1 = 1 << 0,        /* flips have no effect */
@@ -79,6 +80,12 @@ struct snapshot {
                                          * zswap_tuned_batch_cap_bytes{reason}); "" = unknown */
                 char cap_text[128];     /* ... and in words (policy_decision.cap_text) */
         } batch[SNAPSHOT_MAX_BATCH];
+        unsigned n_patterns;            /* Cgroups= globs, Units= ("unit:..."), IdleCgroups= ("idle") */
+        struct {
+                char role[16];          /* "batch" or "pressure" */
+                char pattern[300];
+                unsigned matches;       /* the cgroups it takes now (listed among batch and sources) */
+        } pattern[SNAPSHOT_MAX_PATTERNS];
         unsigned flips_last_hour;
         uint64_t flips_total;
         policy_held held;               /* a wanted flip is being held back now ... */
@@ -105,6 +112,8 @@ void snapshot_json_not_running(status_error e, const char *message, FILE *f);
  * that is not part of a valid UTF-8 sequence (a stray continuation byte, a
  * truncated or overlong sequence, a surrogate, above U+10FFFF) written as
  * \ufffd, so that the output is always valid UTF-8 JSON. */
+/* The length of the valid UTF-8 sequence at p (2-4), 0 if there is none. */
+unsigned snapshot_utf8_len(const unsigned char *p);
 void snapshot_json_string(FILE *f, const char *s);
 const char *snapshot_held_to_string(policy_held h); /* "none", "min-dwell", "max-per-minute" */
 /* For a human: what "zswap-tuned status" prints. now: CLOCK_REALTIME usec. */

@@ -5,6 +5,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "cgroup-glob.h"
 #include "log.h"
 #include "psi.h"
 #include "snapshot.h"
@@ -114,14 +115,16 @@ void sources_setup(struct sources *s, const struct conf *c) {
         if (c->system)
                 add(s, "system", false);
         for (unsigned i = 0; i < c->cgroups.n; i++)
-                add(s, c->cgroups.item[i], false);
+                if (!cglob_has_magic(c->cgroups.item[i])) /* patterns: sources_follow_add() */
+                        add(s, c->cgroups.item[i], false);
         if (s->n == 0)
                 log_notice("PSI: no pressure sources (System=no, Cgroups= empty); deciding on the pool alone");
         /* A batch job that stalls is reclaiming, which is what fills the
          * pool: its triggers wake us to look at the pool (and cap it in
          * time), but its stalls are not the pressure the policy weighs. */
         for (unsigned i = 0; i < c->batch_cgroups.n; i++)
-                add(s, c->batch_cgroups.item[i], true);
+                if (!cglob_has_magic(c->batch_cgroups.item[i]))
+                        add(s, c->batch_cgroups.item[i], true);
         for (unsigned i = 0; i < s->n; i++)
                 open_source(s, &s->src[i], true);
 }
@@ -161,6 +164,32 @@ double sources_sample(struct sources *s, uint64_t dt) {
                 src->have_total = true;
         }
         return max > 100 ? 100 : max;
+}
+
+int sources_follow_add(struct sources *s, const char *dir, bool wake_only) {
+        struct psi_src *src;
+
+        for (unsigned i = 0; i < s->n; i++)
+                if (strcmp(s->src[i].spec, dir) == 0 && s->src[i].wake_only == wake_only)
+                        return 0;
+        if (s->n >= ELEMENTSOF(s->src))
+                return -ENOSPC;
+        src = add(s, dir, wake_only);
+        if (!src)
+                return -ENAMETOOLONG;
+        open_source(s, src, false);
+        return 0;
+}
+
+void sources_follow_remove(struct sources *s, const char *dir, bool wake_only) {
+        for (unsigned i = 0; i < s->n; i++)
+                if (strcmp(s->src[i].spec, dir) == 0 && s->src[i].wake_only == wake_only) {
+                        close_source(&s->src[i]);
+                        /* on_psi() finds a source by its io, not its place */
+                        memmove(&s->src[i], &s->src[i + 1], (s->n - i - 1) * sizeof(s->src[0]));
+                        s->n--;
+                        return;
+                }
 }
 
 bool sources_armed(const struct sources *s) {

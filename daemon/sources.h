@@ -43,6 +43,12 @@ void sources_setup(struct sources *s, const struct conf *c);
  * sources that have a delta (a new one has none yet). Sources that went away
  * are retried. */
 double sources_sample(struct sources *s, uint64_t dt);
+/* A followed cgroup (cgroup-follow.c; dir: "/sys/fs/cgroup/...") came: a
+ * pressure source, or (wake_only) a batch cgroup whose stalls wake us.
+ * -ENOSPC when every place is taken. */
+int sources_follow_add(struct sources *s, const char *dir, bool wake_only);
+/* ... or went. */
+void sources_follow_remove(struct sources *s, const char *dir, bool wake_only);
 /* Is any trigger armed? Without one nothing wakes us: poll. */
 bool sources_armed(const struct sources *s);
 void sources_free(struct sources *s);

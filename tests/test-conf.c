@@ -97,11 +97,12 @@ static void missing_file_gives_defaults(void **state) {
         assert_int_equal(conf_load_string(&c, "x.conf",
                                           "[Daemon]\nKnob=none\nBaseline=off\nDryRun=yes\nLogLevel=debug\n"
                                           "[Pressure]\nSystem=no\nCgroups=a b\nType=full\nTriggerStallMs=200\n"
-                                          "TriggerWindowMs=2000\nHighPercent=20\nLowPercent=5\nHoldSec=1\n"
+                                          "TriggerWindowMs=2000\nHighPercent=20\nLowPercent=5\nHoldSec=1\nUnits=app.slice\n"
                                           "[Pool]\nShrinkerNearLimit=yes\nHighPercent=95\nLowPercent=90\nWatchPercent=1\nReleasePercent=92\nSampleMs=50\n"
                                           "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
                                           "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
-                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=yes\n"
+                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=yes\nUnits=backup@*.service\n"
+                                          "IdleCgroups=yes\nMaxCgroups=3\n"
                                           "[Metrics]\nTextfileDirectory=/var/lib/x\nIntervalSec=30\n",
                                           err, sizeof(err)),
                          0);
@@ -123,6 +124,33 @@ static void missing_file_gives_defaults(void **state) {
         free(a);
         free(b);
         conf_free(&c);
+}
+
+/* Globs and unit patterns are kept as written, with where they were set. */
+static void patterns_are_kept(void **state) {
+        char err[512];
+        struct conf c;
+
+        conf_defaults(&c);
+        assert_int_equal(conf_load_string(&c, "p.conf",
+                                          "[Batch]\nCgroups=batch.slice kubepods.slice/kubepods-besteffort.slice/*\n"
+                                          "Units=backup@*.service build-[0-9]*.scope\nIdleCgroups=yes\nMaxCgroups=1000\n"
+                                          "[Pressure]\n\nUnits=postgresql.service\n",
+                                          err, sizeof(err)),
+                         0);
+        assert_int_equal(c.batch_cgroups.n, 2);
+        assert_string_equal(c.batch_cgroups.item[1], "kubepods.slice/kubepods-besteffort.slice/*");
+        assert_string_equal(c.batch_cgroups.where[1], "p.conf:2");
+        assert_int_equal(c.batch_units.n, 2);
+        assert_string_equal(c.batch_units.item[1], "build-[0-9]*.scope");
+        assert_true(c.batch_idle);
+        assert_int_equal(c.batch_max_cgroups, 1000);
+        assert_int_equal(c.units.n, 1);
+        assert_string_equal(c.units.where[0], "p.conf:8");
+        conf_free(&c);
+        conf_defaults(&c);
+        assert_false(c.batch_idle);
+        assert_int_equal(c.batch_max_cgroups, 256);
 }
 
 static void values_are_parsed(void **state) {
@@ -181,6 +209,18 @@ static void every_error_names_its_line(void **state) {
         expect_error(d, "[Pressure]\nCgroups=../etc\n", 2, "must not contain a '..' component");
         expect_error(d, "[Batch]\nCgroups=a.slice b/../../etc\n", 2, "'b/../../etc' must not contain a '..' component");
         expect_error(d, "[Pressure]\nCgroups=/sys/fs/cgroup/..\n", 2, "'..' component");
+        /* globs: per component, never the root, init.scope, or outside the mount */
+        expect_error(d, "[Batch]\nCgroups=a.slice//b\n", 2, "Cgroups= path 'a.slice//b' must not contain an empty component");
+        expect_error(d, "[Batch]\nCgroups=/etc/*\n", 2, "'/etc/*' is absolute but not below /sys/fs/cgroup");
+        expect_error(d, "[Batch]\nCgroups=a/[x\n", 2, "'[' without its ']'");
+        expect_error(d, "[Batch]\n\nCgroups=/sys/fs/cgroup/\n", 3, "takes the root cgroup; refused");
+        expect_error(d, "[Pressure]\nCgroups=*.scope\n", 2, "'*.scope' takes init.scope");
+        expect_error(d, "[Batch]\nCgroups=system.slice/a.service *\n", 2, "'*' takes init.scope");
+        expect_error(d, "[Batch]\nUnits=backup@*.service a/b.service\n", 2,
+                     "Units= unit pattern 'a/b.service' has a character systemd does not allow");
+        expect_error(d, "[Pressure]\nUnits=db$.service\n", 2, "Units= unit pattern 'db$.service'");
+        expect_error(d, "[Batch]\nMaxCgroups=0\n", 2, "MaxCgroups=0: expected a whole number from 1 to 65536");
+        expect_error(d, "[Batch]\nIdleCgroups=maybe\n", 2, "IdleCgroups=maybe: expected a boolean");
         expect_error(d, "[Metrics]\nTextfileDirectory=/var/lib/../../etc\n", 2,
                      "TextfileDirectory=/var/lib/../../etc: expected an absolute directory without '..' components");
         /* two keys that contradict each other: reported where the later one was set */
@@ -728,6 +768,7 @@ static void unreadable_dropin_dir_is_an_error(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(missing_file_gives_defaults, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test(patterns_are_kept),
                 cmocka_unit_test_setup_teardown(values_are_parsed, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(every_error_names_its_line, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(first_error_wins, tu_setup_tmpdir, tu_teardown_tmpdir),

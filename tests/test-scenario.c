@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup-follow.h"
 #include "log.h"
 #include "manager.h"
 #include "exit-code.h"
@@ -39,6 +40,7 @@ struct fake {
         unsigned n_log;
         struct manager m;
         uint64_t t0;
+        sd_event *loop;         /* for the tests that follow cgroups live */
 };
 
 static void hook(int prio, const char *msg, const char *const *fields, void *userdata) {
@@ -115,6 +117,7 @@ static int teardown(void **state) {
         struct fake *f = *state;
 
         manager_free(&f->m);
+        sd_event_unref(f->loop);
         log_set_hook(NULL, NULL);
         log_set_max_level(LOG_INFO);
         tu_rm_rf(f->root);
@@ -1000,6 +1003,239 @@ static void admin_write_backs_off_until_reload(void **state) {
         assert_string_equal(knob(f), "Y");
 }
 
+/* ---- followed cgroups: globs and IdleCgroups= on a live loop ------------- */
+
+/* Samples a minute apart: what happens within a second is the follow
+ * set's doing (a sample it asks for), not the sample timer's. */
+#define LIVE "[Pool]\nSampleMs=60000\n"
+
+static int start_live(struct fake *f, const char *config) {
+        char err[512];
+
+        assert_int_equal(sd_event_new(&f->loop), 0);
+        tu_write(f->root, "/zswap-tuned.conf", LIVE "%s", config);
+        manager_init(&f->m);
+        f->m.config_path = f->conf;
+        f->m.use_udev = false;
+        snprintf(f->m.state_dir, sizeof(f->m.state_dir), "%s", f->state);
+        kernel_init(&f->m.kernel, f->root);
+        if (manager_load_config(&f->m, err, sizeof(err)) < 0)
+                fail_msg("config: %s", err);
+        return manager_start(&f->m, f->loop);
+}
+
+static void new_cgroup(struct fake *f, const char *dir, const char *idle) {
+        char p[512];
+
+        snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/memory.zswap.max", dir);
+        tu_write(f->root, p, "max\n");
+        snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/memory.zswap.current", dir);
+        tu_write(f->root, p, "0\n");
+        if (idle) {
+                snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/cpu.idle", dir);
+                tu_write(f->root, p, "%s\n", idle);
+        }
+}
+
+static const char *cap_of(struct fake *f, const char *dir) {
+        static char buf[32];
+        char p[512];
+
+        snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/memory.zswap.max", dir);
+        return tu_read(f->root, p, buf, sizeof(buf));
+}
+
+/* Run the loop until the cgroup's memory.zswap.max reads want (or, want
+ * NULL, until it is no longer "max"), at most a second: the event is what
+ * is waited for, never a fixed time. Returns the usec it took. */
+static uint64_t until_cap(struct fake *f, const char *dir, const char *want) {
+        uint64_t t0 = now_usec();
+
+        for (;;) {
+                const char *v = cap_of(f, dir);
+                if (want ? strcmp(v, want) == 0 : strcmp(v, "max") != 0)
+                        break;
+                if (now_usec() - t0 >= USEC_PER_SEC)
+                        fail_msg("%s: memory.zswap.max is %s after a second", dir, v);
+                assert_true(sd_event_run(f->loop, USEC_PER_SEC - (now_usec() - t0)) >= 0);
+        }
+        return now_usec() - t0;
+}
+
+static uint64_t until_logged(struct fake *f, const char *needle) {
+        uint64_t t0 = now_usec();
+
+        while (!logged(f, needle)) {
+                if (now_usec() - t0 >= USEC_PER_SEC) {
+                        dump_log(f);
+                        fail_msg("not logged within a second: %s", needle);
+                }
+                assert_true(sd_event_run(f->loop, USEC_PER_SEC - (now_usec() - t0)) >= 0);
+        }
+        return now_usec() - t0;
+}
+
+static bool saved(struct fake *f, const char *dir) {
+        struct saved sv;
+        char p[512];
+
+        snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/memory.zswap.max", dir);
+        if (tu_savefile_read(f->state, &sv) < 0)
+                return false;
+        for (unsigned i = 0; i < sv.n_caps; i++)
+                if (strcmp(sv.caps[i].path, p) == 0)
+                        return strcmp(sv.caps[i].value, "max") == 0;
+        return false;
+}
+
+static void glob_match_capped_on_creation(void **state) {
+        struct fake *f = *state;
+        char dir[512];
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/cgroup.procs", "%s", "");
+        assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice/*\nZswapMaxPercent=70\n"), 0);
+        assert_logged(f, "Batch: Cgroups=batch.slice/* matches no cgroup now; followed as cgroups come");
+
+        /* created after start: capped within a second, saved before the write */
+        new_cgroup(f, "batch.slice/job-1.scope", NULL);
+        until_cap(f, "batch.slice/job-1.scope", cap_bytes(LIMIT_KB, 67.5));
+        assert_logged(f, "Batch: /sys/fs/cgroup/batch.slice/job-1.scope appeared; batch work from now on");
+        assert_true(saved(f, "batch.slice/job-1.scope"));
+
+        /* a second one: at once its share of the cap in force, then the
+         * share divided over both */
+        new_cgroup(f, "batch.slice/job-2.scope", NULL);
+        until_cap(f, "batch.slice/job-2.scope", cap_bytes(LIMIT_KB, 33.75));
+        assert_logged(f, "its share of the cap in force");
+        until_cap(f, "batch.slice/job-1.scope", cap_bytes(LIMIT_KB, 33.75));
+        assert_true(saved(f, "batch.slice/job-2.scope"));
+        assert_int_equal(f->m.batch.n, 2);
+
+        /* removed: forgotten with one line, out of the save file */
+        snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup/batch.slice/job-1.scope", f->root);
+        tu_rm_rf(dir);
+        until_logged(f, "Batch: /sys/fs/cgroup/batch.slice/job-1.scope is gone; forgetting its cap");
+        assert_int_equal(count_logged(f, "job-1.scope is gone"), 1);
+        assert_false(saved(f, "batch.slice/job-1.scope"));
+        assert_int_equal(f->m.batch.n, 1);
+        /* the one left gets the whole share again */
+        until_cap(f, "batch.slice/job-2.scope", cap_bytes(LIMIT_KB, 67.5));
+
+        /* back under the same name: capped afresh */
+        new_cgroup(f, "batch.slice/job-1.scope", NULL);
+        until_cap(f, "batch.slice/job-1.scope", NULL);
+        assert_int_equal(count_logged(f, "job-1.scope appeared"), 2);
+        assert_true(saved(f, "batch.slice/job-1.scope"));
+
+        /* exit: every cap lifted, nothing left saved */
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(cap_of(f, "batch.slice/job-1.scope"), "max");
+        assert_string_equal(cap_of(f, "batch.slice/job-2.scope"), "max");
+        struct saved sv;
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
+}
+
+static void idle_cgroup_is_batch_from_creation(void **state) {
+        struct fake *f = *state;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        new_cgroup(f, "system.slice/db.service", "0");
+        new_cgroup(f, "batch.slice", "1");
+        assert_int_equal(start_live(f, QUICK "[Batch]\nIdleCgroups=yes\n"), 0);
+        assert_string_equal(cap_of(f, "batch.slice"), cap_bytes(LIMIT_KB, 50));
+        assert_string_equal(cap_of(f, "system.slice/db.service"), "max");
+
+        /* systemd-run -p CPUWeight=idle: cpu.idle 1 when it is made */
+        new_cgroup(f, "system.slice/run-u7.service", "1");
+        until_cap(f, "system.slice/run-u7.service", NULL);
+        assert_true(saved(f, "system.slice/run-u7.service"));
+
+        /* cgroupfs says nothing when cpu.idle changes: seen at the next
+         * active sample (at most every 5 s) or a reload */
+        tu_write(f->root, "/sys/fs/cgroup/system.slice/db.service/cpu.idle", "1\n");
+        assert_int_equal(manager_reload(&f->m), 0);
+        until_cap(f, "system.slice/db.service", NULL);
+        assert_string_equal(cap_of(f, "system.slice/run-u7.service"), cap_of(f, "system.slice/db.service"));
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(cap_of(f, "system.slice/db.service"), "max");
+}
+
+static void followed_pressure_source(void **state) {
+        struct fake *f = *state;
+        char dir[512];
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/kubepods.slice/cgroup.procs", "%s", "");
+        assert_int_equal(start_live(f, QUICK "[Pressure]\nCgroups=kubepods.slice/kubepods-pod*.slice\n"), 0);
+        unsigned n = f->m.sources.n;
+        tu_write(f->root, "/sys/fs/cgroup/kubepods.slice/kubepods-pod1.slice/memory.pressure",
+                 "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+        until_logged(f, "PSI: /sys/fs/cgroup/kubepods.slice/kubepods-pod1.slice appeared; a pressure source from now on");
+        assert_int_equal(f->m.sources.n, n + 1);
+        assert_string_equal(f->m.sources.src[n].path,
+                            "/sys/fs/cgroup/kubepods.slice/kubepods-pod1.slice/memory.pressure");
+        assert_false(f->m.sources.src[n].wake_only);
+        snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup/kubepods.slice/kubepods-pod1.slice", f->root);
+        tu_rm_rf(dir);
+        until_logged(f, "PSI: /sys/fs/cgroup/kubepods.slice/kubepods-pod1.slice is gone");
+        assert_int_equal(f->m.sources.n, n);
+}
+
+/* SIGKILL while followed cgroups hold caps, one of them removed since:
+ * --restore lifts the other and is not troubled by the missing one. */
+static void restore_lifts_caps_of_vanished_cgroups(void **state) {
+        struct fake *f = *state;
+        char dir[512];
+        struct saved sv;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        new_cgroup(f, "batch.slice/a.scope", NULL);
+        new_cgroup(f, "batch.slice/b.scope", NULL);
+        assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice/*\n"), 0);
+        assert_string_not_equal(cap_of(f, "batch.slice/a.scope"), "max");
+        assert_string_not_equal(cap_of(f, "batch.slice/b.scope"), "max");
+        assert_int_equal(tu_savefile_read(f->state, &sv), 0);
+        assert_int_equal(sv.n_caps, 2);
+        /* killed: nothing restored, the lock gone with the process; then a.scope goes */
+        restore_unlock(&f->m.restore);
+        snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup/batch.slice/a.scope", f->root);
+        tu_rm_rf(dir);
+        assert_int_equal(restore_run(&f->m.kernel, f->state, ""), 0);
+        assert_string_equal(cap_of(f, "batch.slice/b.scope"), "max");
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
+        f->m.batch.n = 0; /* what a killed daemon would have left: nothing to lift at teardown */
+}
+
+/* status: each pattern with how many cgroups it takes */
+static void status_lists_patterns(void **state) {
+        struct fake *f = *state;
+        struct snapshot s;
+        char buf[65536];
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        new_cgroup(f, "batch.slice/a.scope", NULL);
+        new_cgroup(f, "batch.slice/b.scope", NULL);
+        assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice/* other.slice/*\n"), 0);
+        char p[600];
+        snprintf(p, sizeof(p), "%s/" SNAPSHOT_NAME, f->state);
+        assert_true(read_full_file(p, buf, sizeof(buf)) > 0);
+        assert_non_null(strstr(buf, "PATTERN=batch 2 batch.slice/*\n"));
+        assert_non_null(strstr(buf, "PATTERN=batch 0 other.slice/*\n"));
+        assert_int_equal(snapshot_parse(buf, &s), 0);
+        assert_int_equal(s.n_patterns, 2);
+        assert_int_equal(s.pattern[0].matches, 2);
+        assert_string_equal(s.pattern[1].pattern, "other.slice/*");
+        assert_int_equal(s.n_batch, 2);
+        char *json = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&json, &len);
+        snapshot_json(&s, out);
+        fclose(out);
+        assert_non_null(strstr(json, "\"patterns\":[{\"role\":\"batch\",\"pattern\":\"batch.slice/*\",\"matches\":2}"));
+        free(json);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
 #define T(x) cmocka_unit_test_setup_teardown(x, setup, teardown)
@@ -1039,6 +1275,11 @@ int main(void) {
                 T(max_pool_percent_zero),
                 T(psi_garbage_is_said_as_such),
                 T(tampered_savefile_at_startup),
+                T(glob_match_capped_on_creation),
+                T(idle_cgroup_is_batch_from_creation),
+                T(followed_pressure_source),
+                T(restore_lifts_caps_of_vanished_cgroups),
+                T(status_lists_patterns),
 #undef T
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

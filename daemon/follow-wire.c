@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cgroup-follow.h"
+#include "cgroup-glob.h"
+#include "follow-wire.h"
+#include "log.h"
+#include "manager.h"
+#include "schedule.h"
+#include "snapshot.h"
+#include "units.h"
+#include "util.h"
+
+/* A sample soon, once per burst: never from inside a sample (a cpu.idle
+ * recheck there removes matches), never before the first. */
+static int on_kick(sd_event_source *s, void *userdata) {
+        struct manager *m = userdata;
+
+        m->follow.kick = sd_event_source_disable_unref(m->follow.kick);
+        schedule_kick(&m->sched);
+        return 0;
+}
+
+static void kick(struct manager *m) {
+        if (!m->event || !m->have_sample || m->follow.kick)
+                return;
+        if (sd_event_add_defer(m->event, &m->follow.kick, on_kick, m) < 0)
+                m->follow.kick = NULL;
+}
+
+static void batch_add(struct follow *f, const struct follow_match *mt, void *userdata) {
+        struct manager *m = userdata;
+
+        if (batch_follow_add(&m->batch, &m->kernel, &m->restore, mt->path, mt->unit) < 0)
+                return;
+        /* its stalls wake us to look at the pool, as a fixed batch cgroup's */
+        (void) sources_follow_add(&m->sources, mt->path, true);
+        kick(m);
+}
+
+static void batch_remove(struct follow *f, const struct follow_match *mt, void *userdata) {
+        struct manager *m = userdata;
+
+        sources_follow_remove(&m->sources, mt->path, true);
+        batch_follow_remove(&m->batch, &m->kernel, &m->restore, mt->path);
+        kick(m);
+}
+
+static void pressure_add(struct follow *f, const struct follow_match *mt, void *userdata) {
+        struct manager *m = userdata;
+        const char *fields[] = { NULL, NULL };
+        char f_unit[300];
+
+        if (sources_follow_add(&m->sources, mt->path, false) == -ENOSPC) {
+                if (!m->follow.sources_full_said)
+                        log_warning("PSI: %s matches, but every place for a pressure source is taken; not watching "
+                                    "it (said once)", mt->path);
+                m->follow.sources_full_said = true;
+                return;
+        }
+        snprintf(f_unit, sizeof(f_unit), "UNIT=%s", mt->unit ? mt->unit : "");
+        fields[0] = mt->unit ? f_unit : NULL;
+        log_fields(LOG_INFO, fields, "PSI: %s appeared; a pressure source from now on", mt->path);
+}
+
+static void pressure_remove(struct follow *f, const struct follow_match *mt, void *userdata) {
+        struct manager *m = userdata;
+        const char *fields[] = { NULL, NULL };
+        char f_unit[300];
+
+        snprintf(f_unit, sizeof(f_unit), "UNIT=%s", mt->unit ? mt->unit : "");
+        fields[0] = mt->unit ? f_unit : NULL;
+        log_fields(LOG_INFO, fields, "PSI: %s is gone; no longer a pressure source", mt->path);
+        sources_follow_remove(&m->sources, mt->path, false);
+        kick(m);
+}
+
+static void units_batch_add(const char *unit, const char *cgroup, void *userdata) {
+        follow_add_unit(((struct manager *) userdata)->follow.batch, unit, cgroup);
+}
+
+static void units_batch_remove(const char *unit, void *userdata) {
+        follow_remove_unit(((struct manager *) userdata)->follow.batch, unit);
+}
+
+static void units_pressure_add(const char *unit, const char *cgroup, void *userdata) {
+        follow_add_unit(((struct manager *) userdata)->follow.pressure, unit, cgroup);
+}
+
+static void units_pressure_remove(const char *unit, void *userdata) {
+        follow_remove_unit(((struct manager *) userdata)->follow.pressure, unit);
+}
+
+/* The patterns among the Cgroups= entries (the plain paths are batch.c's
+ * and sources.c's, as before). */
+static void globs_of(const struct conf_list *all, struct conf_list *out) {
+        *out = (struct conf_list) { 0 };
+        for (unsigned i = 0; i < all->n; i++)
+                if (cglob_has_magic(all->item[i])) {
+                        out->item[out->n] = all->item[i];
+                        out->where[out->n++] = all->where[i];
+                }
+}
+
+static struct follow *start_one(struct manager *m, const char *name, const struct conf_list *cgroups, bool idle,
+                                bool units, follow_cb_t add, follow_cb_t remove) {
+        struct conf_list globs;
+        struct follow *f = NULL;
+
+        globs_of(cgroups, &globs);
+        if (globs.n == 0 && !idle && !units)
+                return NULL;
+        struct follow_params p = {
+                .name = name, .kernel = &m->kernel, .event = m->event, .patterns = &globs, .idle = idle,
+                .max = m->conf.batch_max_cgroups, .on_add = add, .on_remove = remove, .userdata = m,
+        };
+        (void) follow_new(&f, &p); /* without inotify it still holds what matches now */
+        return f;
+}
+
+void follow_wire_start(struct manager *m) {
+        const struct conf *c = &m->conf;
+
+        m->follow.batch = start_one(m, "Batch", &c->batch_cgroups, c->batch_idle, c->batch_units.n > 0, batch_add,
+                                    batch_remove);
+        m->follow.pressure = start_one(m, "Pressure", &c->cgroups, false, c->units.n > 0, pressure_add,
+                                       pressure_remove);
+        /* Units= need the bus and the loop it runs in */
+        if (!m->event)
+                return;
+        if (c->batch_units.n > 0)
+                (void) units_new(&m->follow.batch_units, m->event, NULL, &c->batch_units, units_batch_add,
+                                 units_batch_remove, m);
+        if (c->units.n > 0)
+                (void) units_new(&m->follow.pressure_units, m->event, NULL, &c->units, units_pressure_add,
+                                 units_pressure_remove, m);
+}
+
+void follow_wire_stop(struct manager *m) {
+        m->follow.batch_units = units_free(m->follow.batch_units);
+        m->follow.pressure_units = units_free(m->follow.pressure_units);
+        m->follow.batch = follow_free(m->follow.batch);
+        m->follow.pressure = follow_free(m->follow.pressure);
+        m->follow.kick = sd_event_source_disable_unref(m->follow.kick);
+        m->follow.sources_full_said = false;
+}
+
+void follow_wire_tick(struct manager *m, uint64_t now) {
+        if (!m->conf.batch_idle || m->sched.idle || now - m->follow.idle_checked < FOLLOW_IDLE_RECHECK_USEC)
+                return;
+        m->follow.idle_checked = now;
+        follow_recheck_idle(m->follow.batch);
+}
+
+static void add_pattern(struct snapshot *s, const char *role, const char *pattern, unsigned n) {
+        if (s->n_patterns >= SNAPSHOT_MAX_PATTERNS)
+                return;
+        snprintf(s->pattern[s->n_patterns].role, sizeof(s->pattern[0].role), "%s", role);
+        snprintf(s->pattern[s->n_patterns].pattern, sizeof(s->pattern[0].pattern), "%s", pattern);
+        s->pattern[s->n_patterns++].matches = n;
+}
+
+static void snapshot_one(const struct follow *f, const char *role, const struct conf_list *units, bool idle,
+                         struct snapshot *s) {
+        char text[300];
+
+        for (unsigned i = 0; i < follow_n_patterns(f); i++) {
+                unsigned n = 0;
+                for (unsigned j = 0; j < follow_count(f); j++)
+                        n += follow_get(f, j)->pattern == (int) i;
+                add_pattern(s, role, follow_pattern(f, i), n);
+        }
+        for (unsigned i = 0; i < units->n; i++) {
+                unsigned n = 0;
+                for (unsigned j = 0; j < follow_count(f); j++) {
+                        const struct follow_match *mt = follow_get(f, j);
+                        n += mt->unit && fnmatch(units->item[i], mt->unit, 0) == 0;
+                }
+                snprintf(text, sizeof(text), "unit:%s", units->item[i]);
+                add_pattern(s, role, text, n);
+        }
+        if (idle) {
+                unsigned n = 0;
+                for (unsigned j = 0; j < follow_count(f); j++)
+                        n += follow_get(f, j)->pattern == FOLLOW_IDLE;
+                add_pattern(s, role, "idle", n);
+        }
+}
+
+void follow_wire_snapshot(const struct manager *m, struct snapshot *s) {
+        if (m->follow.batch)
+                snapshot_one(m->follow.batch, "batch", &m->conf.batch_units, m->conf.batch_idle, s);
+        if (m->follow.pressure)
+                snapshot_one(m->follow.pressure, "pressure", &m->conf.units, false, s);
+}

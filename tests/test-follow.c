@@ -1,0 +1,882 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Cgroups= globs (cgroup-glob.c), Units= patterns (units.c) and the live
+ * match set (cgroup-follow.c) on a fake cgroup tree, driven by inotify. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dirent.h>
+#include <fnmatch.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-id128.h>
+
+#include "cgroup-follow.h"
+#include "cgroup-glob.h"
+#include "log.h"
+#include "testutil.h"
+#include "units.h"
+#include "util.h"
+
+/* ---- globs ---------------------------------------------------------------- */
+
+static void expect_refused(const char *pattern, const char *why) {
+        struct cglob g;
+        const char *r = cglob_parse(&g, pattern);
+
+        if (!r || !strstr(r, why))
+                fail_msg("'%s': expected \"%s\", got \"%s\"", pattern, why, r ? r : "(accepted)");
+}
+
+static void test_glob_parse(void **state) {
+        struct cglob g;
+
+        assert_null(cglob_parse(&g, "system.slice/backup@*.service"));
+        assert_int_equal(g.n, 2);
+        assert_int_equal(g.literal, 1);
+        assert_string_equal(g.comp[0], "system.slice");
+        assert_string_equal(g.comp[1], "backup@*.service");
+        assert_false(g.absolute);
+        assert_int_equal(cglob_watch_depth(&g), 1);
+        cglob_free(&g);
+
+        /* a plain path: one watched parent, the last component's */
+        assert_null(cglob_parse(&g, "a.slice/b.slice/c.scope/"));
+        assert_int_equal(g.n, 3);
+        assert_int_equal(g.literal, 3);
+        assert_int_equal(cglob_watch_depth(&g), 2);
+        assert_string_equal(g.rel, "a.slice/b.slice/c.scope");
+        cglob_free(&g);
+
+        assert_null(cglob_parse(&g, "/sys/fs/cgroup/kubepods.slice/kubepods-besteffort.slice/*"));
+        assert_true(g.absolute);
+        assert_string_equal(g.rel, "kubepods.slice/kubepods-besteffort.slice/*");
+        assert_int_equal(g.literal, 2);
+        char buf[256];
+        assert_int_equal(cglob_prefix(&g, 2, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "kubepods.slice/kubepods-besteffort.slice");
+        assert_int_equal(cglob_prefix(&g, 0, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "");
+        assert_int_equal(cglob_prefix(&g, 3, buf, sizeof(buf)), -EINVAL);
+        cglob_free(&g);
+
+        /* a glob in the middle: everything below it is watched level by level */
+        assert_null(cglob_parse(&g, "k.slice/k-*.slice/k-*-pod[0-9]*.slice"));
+        assert_int_equal(g.literal, 1);
+        assert_int_equal(cglob_watch_depth(&g), 1);
+        assert_true(cglob_match_parent(&g, ""));
+        assert_true(cglob_match_parent(&g, "k.slice"));
+        assert_true(cglob_match_parent(&g, "k.slice/k-burstable.slice"));
+        assert_false(cglob_match_parent(&g, "x.slice/k-burstable.slice"));
+        assert_false(cglob_match_parent(&g, "k.slice/k-burstable.slice/k-burstable-pod1.slice")); /* a match, not a parent */
+        assert_true(cglob_match(&g, "k.slice/k-burstable.slice/k-burstable-pod1.slice"));
+        assert_false(cglob_match(&g, "k.slice/k-burstable.slice/k-burstable-podx.slice"));
+        assert_false(cglob_match(&g, "k.slice/k-burstable.slice"));
+        assert_false(cglob_match(&g, "k.slice/k-a.slice/k-a-pod1.slice/x"));
+        cglob_free(&g);
+}
+
+static void test_glob_components(void **state) {
+        struct cglob g;
+
+        /* FNM_PATHNAME: '*' never crosses a '/' */
+        assert_null(cglob_parse(&g, "batch.slice/*"));
+        assert_true(cglob_match(&g, "batch.slice/job-1.scope"));
+        assert_false(cglob_match(&g, "batch.slice/job-1.scope/sub"));
+        assert_false(cglob_match(&g, "batch.slice"));
+        assert_false(cglob_match(&g, "other.slice/job-1.scope"));
+        cglob_free(&g);
+
+        assert_null(cglob_parse(&g, "*/job-?.scope"));
+        assert_true(cglob_match(&g, "a.slice/job-1.scope"));
+        assert_false(cglob_match(&g, "a.slice/job-12.scope"));
+        assert_false(cglob_match(&g, "a/b/job-1.scope"));
+        cglob_free(&g);
+
+        assert_null(cglob_parse(&g, "build-[!0]*.scope"));
+        assert_true(cglob_match(&g, "build-1234.scope"));
+        assert_false(cglob_match(&g, "build-0234.scope"));
+        cglob_free(&g);
+
+        assert_null(cglob_parse(&g, "a[]]b")); /* ']' first in a bracket is a member */
+        assert_true(cglob_match(&g, "a]b"));
+        cglob_free(&g);
+
+        /* "..": only a whole component */
+        assert_null(cglob_parse(&g, "my..slice/x..y"));
+        assert_true(cglob_match(&g, "my..slice/x..y"));
+        cglob_free(&g);
+}
+
+static void test_glob_refused(void **state) {
+        char longname[NAME_MAX + 2], longpath[PATH_MAX + 1];
+
+        expect_refused("", "empty");
+        expect_refused("a//b", "empty component");
+        expect_refused("../etc", "'..' component");
+        expect_refused("a/../../etc", "'..' component");
+        expect_refused("/sys/fs/cgroup/..", "'..' component");
+        expect_refused("a/./b", "'.' component");
+        expect_refused("/etc/passwd", "not below /sys/fs/cgroup");
+        expect_refused("/sys/fs/cgroupx/a", "not below /sys/fs/cgroup");
+        expect_refused("a/[bc", "'['");
+        memset(longname, 'x', sizeof(longname) - 1);
+        longname[sizeof(longname) - 1] = '\0';
+        expect_refused(longname, "NAME_MAX");
+        for (size_t i = 0; i < sizeof(longpath) - 1; i++)
+                longpath[i] = i % 100 == 99 ? '/' : 'y';
+        longpath[sizeof(longpath) - 1] = '\0';
+        expect_refused(longpath, "PATH_MAX");
+        char deep[3 * (CGLOB_MAX_DEPTH + 1) + 1] = "";
+        for (int i = 0; i <= CGLOB_MAX_DEPTH; i++)
+                strcat(deep, i ? "/a" : "a");
+        expect_refused(deep, "too many components");
+}
+
+static void expect_forbidden(const char *pattern, const char *own, const char *why) {
+        struct cglob g;
+        const char *r;
+
+        assert_null(cglob_parse(&g, pattern));
+        r = cglob_forbidden(&g, own);
+        if (why ? !r || !strstr(r, why) : r != NULL)
+                fail_msg("'%s': expected \"%s\", got \"%s\"", pattern, why ? why : "(allowed)", r ? r : "(allowed)");
+        cglob_free(&g);
+}
+
+static void test_glob_forbidden(void **state) {
+        const char *own = "system.slice/zswap-tuned.service";
+
+        expect_forbidden("/sys/fs/cgroup", own, "root cgroup");
+        expect_forbidden("/sys/fs/cgroup/", own, "root cgroup");
+        expect_forbidden("/sys/fs/cgroup/unified", own, "root cgroup");
+        expect_forbidden("*", own, "init.scope");
+        expect_forbidden("init.scope", own, "init.scope");
+        expect_forbidden("init.*", own, "init.scope");
+        expect_forbidden("/sys/fs/cgroup/unified/init.scope", own, "init.scope");
+        expect_forbidden("system.slice/*", own, "own cgroup");
+        expect_forbidden("system.slice/zswap-tuned.service", own, "own cgroup");
+        expect_forbidden("*/zswap-*", own, "own cgroup");
+        expect_forbidden("system.slice/*", NULL, NULL); /* not known: allowed */
+        expect_forbidden("system.slice/backup@*.service", own, NULL);
+        expect_forbidden("system.slice", own, NULL); /* a parent, as before */
+        expect_forbidden("*.slice", own, NULL);
+}
+
+static void test_own_cgroup(void **state) {
+        char buf[256];
+
+        assert_int_equal(parse_own_cgroup("0::/system.slice/zswap-tuned.service\n", buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "system.slice/zswap-tuned.service");
+        assert_int_equal(parse_own_cgroup("12:memory:/x\n1:name=systemd:/y\n0::/\n", buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "");
+        assert_int_equal(parse_own_cgroup("12:memory:/x\n", buf, sizeof(buf)), -ENODATA);
+        assert_int_equal(parse_own_cgroup("0::/abcdef\n", buf, 4), -ENAMETOOLONG);
+}
+
+/* ---- unit patterns ------------------------------------------------------ */
+
+static void test_unit_patterns(void **state) {
+        struct conf_list l = { .item = { (char *) "backup@*.service", (char *) "batch.slice" }, .n = 2 };
+        char longname[UNIT_NAME_MAX + 2];
+
+        assert_null(unit_pattern_check("backup@*.service"));
+        assert_null(unit_pattern_check("build-[0-9]*.scope"));
+        assert_null(unit_pattern_check("user@1000.service"));
+        assert_null(unit_pattern_check("dev-disk-by\\x2duuid.swap"));
+        assert_non_null(unit_pattern_check(""));
+        assert_non_null(unit_pattern_check("a b.service"));
+        assert_non_null(unit_pattern_check("a/b.service"));
+        assert_non_null(unit_pattern_check("a$.service"));
+        assert_non_null(unit_pattern_check("é.service"));
+        memset(longname, 'u', sizeof(longname) - 1);
+        longname[sizeof(longname) - 1] = '\0';
+        assert_non_null(unit_pattern_check(longname));
+
+        assert_true(unit_patterns_match(&l, "backup@2026-12-04.service"));
+        assert_true(unit_patterns_match(&l, "batch.slice"));
+        assert_false(unit_patterns_match(&l, "backup.service"));
+        assert_false(unit_patterns_match(&l, "batch.slice.d"));
+}
+
+
+/* ---- the match set ---------------------------------------------------- */
+
+struct rec {
+        char *root;
+        sd_event *event;
+        struct follow *f;
+        unsigned adds, removes;
+        char last_add[PATH_MAX], last_remove[PATH_MAX], last_unit[64];
+        int last_pattern;
+        char log[16][512];
+        unsigned n_log, warnings;
+};
+
+static void hook(int prio, const char *msg, const char *const *fields, void *userdata) {
+        struct rec *r = userdata;
+
+        if (prio <= LOG_WARNING)
+                r->warnings++;
+        if (prio == LOG_DEBUG || r->n_log >= ELEMENTSOF(r->log))
+                return;
+        snprintf(r->log[r->n_log++], sizeof(r->log[0]), "%s", msg);
+}
+
+static bool logged(struct rec *r, const char *needle) {
+        for (unsigned i = 0; i < r->n_log; i++)
+                if (strstr(r->log[i], needle))
+                        return true;
+        return false;
+}
+
+static void on_add(struct follow *f, const struct follow_match *m, void *userdata) {
+        struct rec *r = userdata;
+
+        r->adds++;
+        snprintf(r->last_add, sizeof(r->last_add), "%s", m->path);
+        snprintf(r->last_unit, sizeof(r->last_unit), "%s", m->unit ? m->unit : "");
+        r->last_pattern = m->pattern;
+}
+
+static void on_remove(struct follow *f, const struct follow_match *m, void *userdata) {
+        struct rec *r = userdata;
+
+        r->removes++;
+        snprintf(r->last_remove, sizeof(r->last_remove), "%s", m->path);
+}
+
+static int rec_setup(void **state) {
+        struct rec *r = calloc(1, sizeof(*r));
+
+        assert_non_null(r);
+        r->root = tu_mkdtemp();
+        tu_write(r->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        tu_write(r->root, "/proc/self/cgroup", "0::/system.slice/zswap-tuned.service\n");
+        assert_int_equal(sd_event_new(&r->event), 0);
+        log_set_hook(hook, r);
+        *state = r;
+        return 0;
+}
+
+static int rec_teardown(void **state) {
+        struct rec *r = *state;
+
+        log_set_hook(NULL, NULL);
+        follow_free(r->f);
+        sd_event_unref(r->event);
+        tu_rm_rf(r->root);
+        free(r->root);
+        free(r);
+        return 0;
+}
+
+static void start(struct rec *r, const char *const *patterns, unsigned n, bool idle, unsigned max) {
+        struct conf_list l = { .n = n };
+        static struct kernel kernel; /* outlives the follow set */
+
+        for (unsigned i = 0; i < n; i++) {
+                l.item[i] = (char *) patterns[i];
+                l.where[i] = (char *) "t.conf:7";
+        }
+        assert_int_equal(kernel_init(&kernel, r->root), 0);
+        struct follow_params p = {
+                .name = "Batch", .kernel = &kernel, .event = r->event, .patterns = &l, .idle = idle, .max = max,
+                .on_add = on_add, .on_remove = on_remove, .userdata = r,
+        };
+        assert_int_equal(follow_new(&r->f, &p), 0);
+}
+
+static void mkdir_at(struct rec *r, const char *rel) {
+        char p[PATH_MAX];
+
+        snprintf(p, sizeof(p), "%s%s", r->root, rel);
+        assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static void rmdir_at(struct rec *r, const char *rel) {
+        char p[PATH_MAX];
+
+        snprintf(p, sizeof(p), "%s%s", r->root, rel);
+        assert_int_equal(rmdir(p), 0);
+}
+
+/* Run the event loop until *counter reaches want or deadline_usec passes:
+ * the inotify event is what we wait for, not time. Returns the usec it took. */
+static uint64_t run_until(struct rec *r, const unsigned *counter, unsigned want, uint64_t deadline_usec) {
+        uint64_t t0 = now_usec();
+
+        while (*counter < want && now_usec() - t0 < deadline_usec)
+                assert_true(sd_event_run(r->event, deadline_usec - (now_usec() - t0)) >= 0);
+        return now_usec() - t0;
+}
+
+static void test_follow_scan(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "batch.slice/*", "/sys/fs/cgroup/kube.slice/kube-*.slice/pod?" };
+
+        tu_write(r->root, "/sys/fs/cgroup/batch.slice/a.scope/memory.zswap.max", "max\n");
+        tu_write(r->root, "/sys/fs/cgroup/batch.slice/b.scope/memory.zswap.max", "max\n");
+        tu_write(r->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n"); /* a file: never a match */
+        tu_write(r->root, "/sys/fs/cgroup/other.slice/c.scope/memory.zswap.max", "max\n");
+        tu_write(r->root, "/sys/fs/cgroup/kube.slice/kube-be.slice/pod1/memory.zswap.max", "max\n");
+        tu_write(r->root, "/sys/fs/cgroup/kube.slice/kube-be.slice/pod12/memory.zswap.max", "max\n");
+        tu_write(r->root, "/sys/fs/cgroup/kube.slice/x.slice/pod2/memory.zswap.max", "max\n");
+        start(r, pats, 2, false, 0);
+        assert_int_equal(follow_count(r->f), 3);
+        assert_int_equal(r->adds, 3);
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/batch.slice/a.scope"));
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/batch.slice/b.scope"));
+        const struct follow_match *m = follow_find(r->f, "/sys/fs/cgroup/kube.slice/kube-be.slice/pod1");
+        assert_non_null(m);
+        assert_int_equal(m->pattern, 1);
+        assert_string_equal(m->rel, "kube.slice/kube-be.slice/pod1");
+        assert_null(m->unit);
+        assert_int_equal(follow_n_patterns(r->f), 2);
+        assert_string_equal(follow_pattern(r->f, 1), "/sys/fs/cgroup/kube.slice/kube-*.slice/pod?");
+        /* watched: batch.slice, kube.slice, kube.slice/kube-be.slice (not x.slice, not the matches) */
+        assert_int_equal(follow_n_watches(r->f), 3);
+        assert_true(logged(r, "Cgroups=batch.slice/* matches 2 cgroups"));
+}
+
+static void test_follow_nothing_yet(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "k.slice/k-*.slice/pod*" };
+
+        start(r, pats, 1, false, 0);
+        assert_int_equal(follow_count(r->f), 0);
+        assert_true(logged(r, "matches no cgroup now"));
+        assert_int_equal(r->warnings, 0);
+        /* the literal prefix appears later, then a level, then the match */
+        mkdir_at(r, "/sys/fs/cgroup/k.slice");
+        mkdir_at(r, "/sys/fs/cgroup/k.slice/k-be.slice");
+        mkdir_at(r, "/sys/fs/cgroup/k.slice/k-be.slice/pod1");
+        mkdir_at(r, "/sys/fs/cgroup/k.slice/k-be.slice/other");
+        /* each step is an event of its own: pod1 may be found by the scan of k-be.slice */
+        run_until(r, &r->adds, 1, USEC_PER_SEC);
+        assert_int_equal(r->adds, 1);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/k.slice/k-be.slice/pod1");
+        mkdir_at(r, "/sys/fs/cgroup/k.slice/k-bu.slice");
+        mkdir_at(r, "/sys/fs/cgroup/k.slice/k-bu.slice/pod2");
+        assert_true(run_until(r, &r->adds, 2, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/k.slice/k-bu.slice/pod2");
+        assert_int_equal(follow_count(r->f), 2);
+}
+
+static void test_follow_add_remove_readd(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "system.slice/backup@*.service" };
+
+        mkdir_at(r, "/sys/fs/cgroup/system.slice");
+        start(r, pats, 1, false, 0);
+        assert_int_equal(follow_count(r->f), 0);
+
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/backup@1.service");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/db.service");
+        assert_true(run_until(r, &r->adds, 1, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/system.slice/backup@1.service");
+        uint64_t seq = follow_get(r->f, 0)->seq;
+
+        rmdir_at(r, "/sys/fs/cgroup/system.slice/backup@1.service");
+        assert_true(run_until(r, &r->removes, 1, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_remove, "/sys/fs/cgroup/system.slice/backup@1.service");
+        assert_int_equal(follow_count(r->f), 0);
+
+        /* back under the same name: a new match */
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/backup@1.service");
+        assert_true(run_until(r, &r->adds, 2, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_int_equal(follow_count(r->f), 1);
+        assert_true(follow_get(r->f, 0)->seq > seq);
+
+        /* the watched parent goes: its matches with it, and back */
+        rmdir_at(r, "/sys/fs/cgroup/system.slice/backup@1.service");
+        rmdir_at(r, "/sys/fs/cgroup/system.slice/db.service");
+        rmdir_at(r, "/sys/fs/cgroup/system.slice");
+        assert_true(run_until(r, &r->removes, 2, USEC_PER_SEC) < USEC_PER_SEC);
+        /* nothing is watched there now: the parent of the literal prefix was
+         * not, by design (a reload finds it again) */
+        assert_int_equal(follow_count(r->f), 0);
+        assert_int_equal(r->adds, 2);
+}
+
+static void test_follow_bound(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "b.slice/*" };
+        char p[64];
+
+        mkdir_at(r, "/sys/fs/cgroup/b.slice");
+        for (int i = 0; i < 3; i++) {
+                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/j%d", i);
+                mkdir_at(r, p);
+        }
+        start(r, pats, 1, false, 3);
+        assert_int_equal(follow_count(r->f), 3);
+        assert_int_equal(r->warnings, 0);
+        for (int i = 3; i < 6; i++) {
+                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/j%d", i);
+                mkdir_at(r, p);
+        }
+        while (follow_process(r->f) > 0)
+                ;
+        assert_int_equal(follow_count(r->f), 3);
+        assert_int_equal(r->warnings, 1); /* said once */
+        assert_true(logged(r, "more than MaxCgroups=3 cgroups match"));
+        /* the oldest keep their place */
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/b.slice/j0"));
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/b.slice/j2"));
+        assert_null(follow_find(r->f, "/sys/fs/cgroup/b.slice/j3"));
+        /* a place comes free: one left out takes it (one rescan, a second later) */
+        rmdir_at(r, "/sys/fs/cgroup/b.slice/j1");
+        assert_true(run_until(r, &r->adds, 4, 3 * USEC_PER_SEC) < 3 * USEC_PER_SEC);
+        assert_int_equal(follow_count(r->f), 3);
+        assert_null(follow_find(r->f, "/sys/fs/cgroup/b.slice/j1"));
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/b.slice/j0"));
+        assert_int_equal(r->warnings, 1);
+}
+
+static void test_follow_refusals(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "system.slice/*", "init.scope", "a.slice//b", "system.slice/backup*" };
+
+        mkdir_at(r, "/sys/fs/cgroup/system.slice");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/zswap-tuned.service");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/backup1");
+        mkdir_at(r, "/sys/fs/cgroup/init.scope");
+        start(r, pats, 4, false, 0);
+        assert_true(logged(r, "t.conf:7: Cgroups= path 'system.slice/*' takes the daemon's own cgroup; refused"));
+        assert_true(logged(r, "t.conf:7: Cgroups= path 'init.scope' takes init.scope"));
+        assert_true(logged(r, "'a.slice//b' must not contain an empty component"));
+        assert_int_equal(follow_n_patterns(r->f), 1);
+        assert_int_equal(follow_count(r->f), 1);
+        /* a unit whose cgroup is the daemon's own or init.scope: left out */
+        follow_add_unit(r->f, "zswap-tuned.service", "/system.slice/zswap-tuned.service");
+        follow_add_unit(r->f, "init.scope", "/init.scope");
+        follow_add_unit(r->f, "x.service", "/");
+        follow_add_unit(r->f, "y.service", "/a/../init.scope");
+        assert_int_equal(follow_count(r->f), 1);
+}
+
+static void test_follow_units(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "system.slice/backup*" };
+
+        mkdir_at(r, "/sys/fs/cgroup/system.slice");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/backup@1.service");
+        start(r, pats, 1, false, 0);
+        assert_int_equal(follow_count(r->f), 1);
+        follow_add_unit(r->f, "build-1.scope", "/batch.slice/build-1.scope");
+        assert_int_equal(follow_count(r->f), 2);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/batch.slice/build-1.scope");
+        assert_string_equal(r->last_unit, "build-1.scope");
+        assert_int_equal(r->last_pattern, FOLLOW_UNIT);
+        /* a glob's match named by a unit keeps its place, and gets the name */
+        follow_add_unit(r->f, "backup@1.service", "/system.slice/backup@1.service");
+        assert_int_equal(follow_count(r->f), 2);
+        assert_string_equal(follow_find(r->f, "/sys/fs/cgroup/system.slice/backup@1.service")->unit,
+                            "backup@1.service");
+        follow_remove_unit(r->f, "backup@1.service"); /* the glob still has it */
+        assert_int_equal(follow_count(r->f), 2);
+        follow_remove_unit(r->f, "build-1.scope");
+        assert_int_equal(follow_count(r->f), 1);
+        assert_string_equal(r->last_remove, "/sys/fs/cgroup/batch.slice/build-1.scope");
+        follow_remove_unit(r->f, "nothing.service");
+        assert_int_equal(r->removes, 1);
+}
+
+static void test_follow_idle(void **state) {
+        struct rec *r = *state;
+
+        tu_write(r->root, "/sys/fs/cgroup/a.slice/cpu.idle", "0\n");
+        tu_write(r->root, "/sys/fs/cgroup/b.slice/cpu.idle", "1\n");
+        tu_write(r->root, "/sys/fs/cgroup/a.slice/c.scope/cpu.idle", "1\n");
+        tu_write(r->root, "/sys/fs/cgroup/init.scope/cpu.idle", "1\n"); /* never */
+        start(r, NULL, 0, true, 0);
+        assert_int_equal(follow_count(r->f), 2);
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/b.slice"));
+        assert_int_equal(follow_find(r->f, "/sys/fs/cgroup/a.slice/c.scope")->pattern, FOLLOW_IDLE);
+
+        /* a new cgroup with cpu.idle 1 (CPUWeight=idle) is batch work from its creation */
+        mkdir_at(r, "/sys/fs/cgroup/a.slice/job.scope");
+        tu_write(r->root, "/sys/fs/cgroup/a.slice/job.scope/cpu.idle", "1\n");
+        assert_true(run_until(r, &r->adds, 3, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/a.slice/job.scope");
+        /* and one below a new one */
+        mkdir_at(r, "/sys/fs/cgroup/n.slice");
+        mkdir_at(r, "/sys/fs/cgroup/n.slice/x.scope");
+        tu_write(r->root, "/sys/fs/cgroup/n.slice/x.scope/cpu.idle", "1\n");
+        assert_true(run_until(r, &r->adds, 4, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/n.slice/x.scope");
+
+        /* cgroupfs says nothing when cpu.idle changes: seen at the recheck */
+        tu_write(r->root, "/sys/fs/cgroup/a.slice/cpu.idle", "1\n");
+        tu_write(r->root, "/sys/fs/cgroup/b.slice/cpu.idle", "0\n");
+        while (follow_process(r->f) > 0)
+                ;
+        assert_int_equal(follow_count(r->f), 4);
+        follow_recheck_idle(r->f);
+        assert_int_equal(follow_count(r->f), 4);
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/a.slice"));
+        assert_null(follow_find(r->f, "/sys/fs/cgroup/b.slice"));
+        assert_string_equal(r->last_remove, "/sys/fs/cgroup/b.slice");
+}
+
+static unsigned count_fds(void) {
+        DIR *d = opendir("/proc/self/fd");
+        unsigned n = 0;
+
+        assert_non_null(d);
+        while (readdir(d))
+                n++;
+        closedir(d);
+        return n;
+}
+
+static long rss_kb(void) {
+        char buf[4096];
+        const char *p;
+
+        assert_true(read_full_file("/proc/self/status", buf, sizeof(buf)) > 0);
+        p = strstr(buf, "VmRSS:");
+        assert_non_null(p);
+        return strtol(p + 6, NULL, 10);
+}
+
+/* Under valgrind or ASan the RSS is theirs: only the bound on fds and time holds. */
+static bool rss_meaningful(void) {
+#if defined(__SANITIZE_ADDRESS__)
+        return false;
+#else
+        char maps[1 << 16];
+        ssize_t n = read_full_file("/proc/self/maps", maps, sizeof(maps));
+        return n > 0 && !strstr(maps, "vgpreload");
+#endif
+}
+
+#define STORM 10000
+
+/* 10,000 cgroups created and removed quickly under a watched parent: memory
+ * and fds stay bounded, and the loop still answers within a second. */
+static void test_follow_storm(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "storm.slice/*" };
+        char p[PATH_MAX], *shm = strdup("/dev/shm/zswap-tuned-test.XXXXXX");
+        unsigned fds0;
+        uint64_t t0;
+        long rss0;
+
+        /* on tmpfs where there is one: a disk's directory operations are
+         * what would take the time, not the daemon */
+        assert_non_null(shm);
+        if (mkdtemp(shm)) {
+                tu_rm_rf(r->root);
+                free(r->root);
+                r->root = shm;
+                tu_write(r->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        } else
+                free(shm);
+        mkdir_at(r, "/sys/fs/cgroup/storm.slice");
+        start(r, pats, 1, false, 0);
+        /* warm up: the structures at their bound before measuring */
+        for (int i = 0; i < 300; i++) {
+                snprintf(p, sizeof(p), "%s/sys/fs/cgroup/storm.slice/w%d", r->root, i);
+                assert_int_equal(mkdir(p, 0755), 0);
+        }
+        while (follow_process(r->f) > 0)
+                ;
+        for (int i = 0; i < 300; i++) {
+                snprintf(p, sizeof(p), "%s/sys/fs/cgroup/storm.slice/w%d", r->root, i);
+                assert_int_equal(rmdir(p), 0);
+        }
+        while (sd_event_run(r->event, 0) > 0)
+                ;
+        rss0 = rss_kb();
+        fds0 = count_fds(); /* the inotify fd, and sd-event's timerfd (the rescan timer) */
+        t0 = now_usec();
+
+        /* first half: the loop keeps up, in bursts; second half: nobody reads
+         * until all are created and removed (the queue may overflow) */
+        for (int i = 0; i < STORM; i++) {
+                snprintf(p, sizeof(p), "%s/sys/fs/cgroup/storm.slice/job-%d.scope", r->root, i);
+                assert_int_equal(mkdir(p, 0755), 0);
+                if (i < STORM / 2 && i % 500 == 499)
+                        while (sd_event_run(r->event, 0) > 0)
+                                ;
+        }
+        for (int i = 0; i < STORM; i++) {
+                snprintf(p, sizeof(p), "%s/sys/fs/cgroup/storm.slice/job-%d.scope", r->root, i);
+                assert_int_equal(rmdir(p), 0);
+                if (i < STORM / 2 && i % 500 == 499)
+                        while (sd_event_run(r->event, 0) > 0)
+                                ;
+        }
+        while (sd_event_run(r->event, 0) > 0)
+                ;
+        assert_int_equal(follow_count(r->f), 0);
+        assert_true(follow_n_watches(r->f) <= 2);
+
+        /* responsive: a new one is seen within a second */
+        unsigned adds = r->adds;
+        mkdir_at(r, "/sys/fs/cgroup/storm.slice/after.scope");
+        assert_true(run_until(r, &r->adds, adds + 1, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/storm.slice/after.scope");
+
+        long grown = rss_kb() - rss0;
+        print_message("storm: %d cgroups in %.2f s, RSS %+ld kB, %u adds, %u removes\n", STORM,
+                      (double) (now_usec() - t0) / 1e6, grown, r->adds, r->removes);
+        if (rss_meaningful())
+                assert_true(grown < 4 * 1024);
+        /* a few seconds; valgrind and ASan take their time */
+        assert_true(now_usec() - t0 < (rss_meaningful() ? 5 : 30) * USEC_PER_SEC);
+        assert_int_equal(count_fds(), fds0);
+        r->f = follow_free(r->f);
+        assert_int_equal(count_fds(), fds0 - 1);
+}
+
+/* ---- Units= over a bus: a fake manager on a direct connection ------------ */
+
+struct fake_unit {
+        const char *name;
+        char cgroup[128];
+};
+
+struct fake_manager {
+        sd_bus *srv;
+        struct fake_unit units[8];
+        unsigned n, subscribed, gets;
+};
+
+static int fm_list(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct fake_manager *fm = userdata;
+        sd_bus_message *reply = NULL;
+        char **states = NULL, **patterns = NULL;
+        int r;
+
+        assert_true(sd_bus_message_read_strv(m, &states) >= 0);
+        assert_true(sd_bus_message_read_strv(m, &patterns) >= 0);
+        assert_true(sd_bus_message_new_method_return(m, &reply) >= 0);
+        assert_true(sd_bus_message_open_container(reply, 'a', "(ssssssouso)") >= 0);
+        for (unsigned i = 0; i < fm->n; i++) {
+                char *path = NULL;
+                bool hit = false;
+                for (char **p = patterns; p && *p; p++)
+                        hit = hit || fnmatch(*p, fm->units[i].name, 0) == 0;
+                if (!hit)
+                        continue;
+                assert_true(sd_bus_path_encode("/org/freedesktop/systemd1/unit", fm->units[i].name, &path) >= 0);
+                assert_true(sd_bus_message_append(reply, "(ssssssouso)", fm->units[i].name, "", "loaded", "active",
+                                                  "running", "", path, 0, "", "/") >= 0);
+                free(path);
+        }
+        assert_true(sd_bus_message_close_container(reply) >= 0);
+        r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        for (char **p = states; p && *p; p++)
+                free(*p);
+        free(states);
+        for (char **p = patterns; p && *p; p++)
+                free(*p);
+        free(patterns);
+        return r < 0 ? r : 1;
+}
+
+static int fm_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct fake_manager *fm = userdata;
+
+        fm->subscribed++;
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static const sd_bus_vtable fm_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD("ListUnitsByPatterns", "asas", "a(ssssssouso)", fm_list, 0),
+        SD_BUS_METHOD("Subscribe", "", "", fm_subscribe, 0),
+        SD_BUS_VTABLE_END,
+};
+
+/* Properties.Get on a unit's object: its ControlGroup. */
+static int fm_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct fake_manager *fm = userdata;
+        const char *iface, *prop;
+        char *name = NULL;
+
+        if (!sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "Get"))
+                return 0;
+        assert_true(sd_bus_path_decode(sd_bus_message_get_path(m), "/org/freedesktop/systemd1/unit", &name) > 0);
+        assert_true(sd_bus_message_read(m, "ss", &iface, &prop) >= 0);
+        assert_string_equal(prop, "ControlGroup");
+        fm->gets++;
+        for (unsigned i = 0; i < fm->n; i++)
+                if (strcmp(fm->units[i].name, name) == 0) {
+                        /* the interface named by the unit's type */
+                        if (strstr(name, ".service"))
+                                assert_string_equal(iface, "org.freedesktop.systemd1.Service");
+                        free(name);
+                        return sd_bus_reply_method_return(m, "v", "s", fm->units[i].cgroup);
+                }
+        free(name);
+        return sd_bus_reply_method_errorf(m, "org.freedesktop.systemd1.NoSuchUnit", "no such unit");
+}
+
+static void fm_signal(struct fake_manager *fm, const char *member, const char *name) {
+        char *path = NULL;
+
+        assert_true(sd_bus_path_encode("/org/freedesktop/systemd1/unit", name, &path) >= 0);
+        if (strcmp(member, "JobRemoved") == 0)
+                assert_true(sd_bus_emit_signal(fm->srv, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
+                                               member, "uoss", 7, "/org/freedesktop/systemd1/job/7", name, "done") >= 0);
+        else
+                assert_true(sd_bus_emit_signal(fm->srv, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
+                                               member, "so", name, path) >= 0);
+        free(path);
+}
+
+struct unit_rec {
+        unsigned adds, removes;
+        char last_unit[64], last_cgroup[128];
+        struct follow *f;
+};
+
+static void u_add(const char *unit, const char *cgroup, void *userdata) {
+        struct unit_rec *u = userdata;
+
+        u->adds++;
+        snprintf(u->last_unit, sizeof(u->last_unit), "%s", unit);
+        snprintf(u->last_cgroup, sizeof(u->last_cgroup), "%s", cgroup);
+        follow_add_unit(u->f, unit, cgroup);
+}
+
+static void u_remove(const char *unit, void *userdata) {
+        struct unit_rec *u = userdata;
+
+        u->removes++;
+        follow_remove_unit(u->f, unit);
+}
+
+static void test_units_bus(void **state) {
+        struct rec *r = *state;
+        struct fake_manager fm = { .n = 3 };
+        struct unit_rec ur = { 0 };
+        struct conf_list pats = { .item = { (char *) "backup@*.service", (char *) "build-*.scope" }, .n = 2 };
+        struct units *u = NULL;
+        sd_bus *cl = NULL;
+        sd_id128_t id;
+        int fds[2];
+
+        fm.units[0] = (struct fake_unit) { "backup@1.service", "/system.slice/backup@1.service" };
+        fm.units[1] = (struct fake_unit) { "db.service", "/system.slice/db.service" };
+        fm.units[2] = (struct fake_unit) { "backup@0.service", "" }; /* loaded, not running */
+        start(r, NULL, 0, false, 0);
+        ur.f = r->f;
+
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds), 0);
+        assert_int_equal(sd_id128_randomize(&id), 0);
+        assert_int_equal(sd_bus_new(&fm.srv), 0);
+        assert_int_equal(sd_bus_set_fd(fm.srv, fds[0], fds[0]), 0);
+        assert_int_equal(sd_bus_set_server(fm.srv, 1, id), 0);
+        assert_int_equal(sd_bus_add_object_vtable(fm.srv, NULL, "/org/freedesktop/systemd1",
+                                                  "org.freedesktop.systemd1.Manager", fm_vtable, &fm), 0);
+        assert_int_equal(sd_bus_add_fallback(fm.srv, NULL, "/org/freedesktop/systemd1/unit", fm_unit, &fm), 0);
+        assert_int_equal(sd_bus_start(fm.srv), 0);
+        assert_int_equal(sd_bus_attach_event(fm.srv, r->event, 0), 0);
+        assert_int_equal(sd_bus_new(&cl), 0);
+        assert_int_equal(sd_bus_set_fd(cl, fds[1], fds[1]), 0);
+        assert_int_equal(sd_bus_start(cl), 0);
+
+        assert_int_equal(units_new(&u, r->event, cl, &pats, u_add, u_remove, &ur), 0);
+        /* listed: backup@1 has a cgroup, backup@0 none, db.service is not asked for */
+        assert_true(run_until(r, &ur.adds, 1, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(ur.last_unit, "backup@1.service");
+        assert_string_equal(ur.last_cgroup, "/system.slice/backup@1.service");
+        assert_int_equal(fm.subscribed, 1);
+        assert_true(units_listed(u));
+        assert_int_equal(units_count(u), 1);
+        const struct follow_match *m = follow_find(r->f, "/sys/fs/cgroup/system.slice/backup@1.service");
+        assert_non_null(m);
+        assert_string_equal(m->unit, "backup@1.service");
+        assert_int_equal(m->pattern, FOLLOW_UNIT);
+
+        /* a transient scope: UnitNew before its cgroup, then its start job */
+        fm.units[fm.n++] = (struct fake_unit) { "build-1234.scope", "" };
+        fm_signal(&fm, "UnitNew", "build-1234.scope");
+        unsigned gets = fm.gets + 1;
+        run_until(r, &fm.gets, gets, USEC_PER_SEC);
+        while (sd_event_run(r->event, 0) > 0)
+                ;
+        assert_int_equal(ur.adds, 1);
+        snprintf(fm.units[3].cgroup, sizeof(fm.units[3].cgroup), "/batch.slice/build-1234.scope");
+        fm_signal(&fm, "JobRemoved", "build-1234.scope");
+        assert_true(run_until(r, &ur.adds, 2, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(ur.last_unit, "build-1234.scope");
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/batch.slice/build-1234.scope"));
+
+        /* a unit of no interest: not even asked about */
+        gets = fm.gets;
+        fm_signal(&fm, "UnitNew", "db.service");
+        /* stopped: the stop job leaves no cgroup; then unloaded */
+        fm.units[0].cgroup[0] = '\0';
+        fm_signal(&fm, "JobRemoved", "backup@1.service");
+        assert_true(run_until(r, &ur.removes, 1, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_int_equal(fm.gets, gets + 1);
+        assert_null(follow_find(r->f, "/sys/fs/cgroup/system.slice/backup@1.service"));
+        fm_signal(&fm, "UnitRemoved", "build-1234.scope");
+        assert_true(run_until(r, &ur.removes, 2, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_int_equal(follow_count(r->f), 0);
+        assert_int_equal(units_count(u), 0);
+
+        units_free(u);
+        sd_bus_flush_close_unref(fm.srv);
+}
+
+static void test_units_no_bus(void **state) {
+        struct rec *r = *state;
+        struct conf_list pats = { .item = { (char *) "backup@*.service" }, .n = 1 };
+        struct units *u = NULL;
+        char *old = getenv("DBUS_SYSTEM_BUS_ADDRESS") ? strdup(getenv("DBUS_SYSTEM_BUS_ADDRESS")) : NULL;
+
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/zswap-tuned-test-bus", 1);
+        assert_true(units_new(&u, r->event, NULL, &pats, NULL, NULL, NULL) < 0);
+        assert_null(u);
+        assert_true(units_new(&u, r->event, NULL, &pats, NULL, NULL, NULL) < 0);
+        if (old)
+                setenv("DBUS_SYSTEM_BUS_ADDRESS", old, 1);
+        else
+                unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
+        free(old);
+        /* said once */
+        unsigned n = 0;
+        for (unsigned i = 0; i < r->n_log; i++)
+                n += strstr(r->log[i], "Units=: no system bus") != NULL;
+        assert_int_equal(n, 1);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_glob_parse),
+                cmocka_unit_test(test_glob_components),
+                cmocka_unit_test(test_glob_refused),
+                cmocka_unit_test(test_glob_forbidden),
+                cmocka_unit_test(test_own_cgroup),
+                cmocka_unit_test(test_unit_patterns),
+                cmocka_unit_test_setup_teardown(test_follow_scan, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_nothing_yet, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_add_remove_readd, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_bound, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_refusals, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_units, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_idle, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_storm, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_units_bus, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_units_no_bus, rec_setup, rec_teardown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
