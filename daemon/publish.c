@@ -60,20 +60,21 @@ static void label(FILE *f, const char *v) {
         const unsigned char *p = (const unsigned char *) v;
         unsigned n;
 
-        while (*p)
+        while (*p) {
                 if (*p == '\\' || *p == '"')
-                        fprintf(f, "\\%c", *p++);
+                        fprintf(f, "\\%c", *p);
                 else if (*p == '\n')
-                        { fputs("\\n", f); p++; }
+                        fputs("\\n", f);
                 else if (*p < 0x80)
-                        fputc(*p++, f);
+                        fputc(*p, f);
                 else if ((n = snapshot_utf8_len(p)) > 0) {
                         fwrite(p, 1, n, f);
                         p += n;
-                } else {
+                        continue;
+                } else
                         fputs("\xef\xbf\xbd", f);
-                        p++;
-                }
+                p++;
+        }
 }
 
 static void head(FILE *f, const char *name, const char *type, const char *help) {
