@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The metrics textfile never goes stale (issue 26): an idle daemon rewrites
+# it every [Metrics] IntervalSec= from a cheap read of the pool and the PSI
+# totals, without sampling (deciding) more often. On 0.2 the file kept the
+# pool it had when the daemon went idle, and its mtime did not move.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+W=$(mktemp -d /tmp/zswap-tuned-metrics.XXXXXX)
+PID=
+cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$W"; }
+trap cleanup EXIT
+
+P=$W/root/sys/module/zswap/parameters
+mkdir -p "$P" "$W/root/proc/pressure" "$W/root/proc/self" "$W/prom"
+echo Y > "$P/enabled"; echo 20 > "$P/max_pool_percent"; echo N > "$P/shrinker_enabled"
+echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000000" > "$W/root/proc/pressure/memory"
+printf 'MemTotal: 1000000 kB\nZswap: 1000 kB\nZswapped: 3000 kB\n' > "$W/root/proc/meminfo"
+printf 'pswpout 0\nzswpout 0\nzswpwb 0\n' > "$W/root/proc/vmstat"
+printf 'Filename Type Size Used Priority\n' > "$W/root/proc/swaps"
+echo "0::/" > "$W/root/proc/self/cgroup"
+# no PSI trigger on a fake tree: an idle daemon polls at SampleMs, here once a minute
+printf '[Pool]\nSampleMs=60000\n[Metrics]\nTextfileDirectory=%s\nIntervalSec=1\n' "$W/prom" > "$W/m.conf"
+M=$W/prom/zswap_tuned.prom
+metric() { awk -v n="$1" '$1 == n { print $2 }' "$M" 2>/dev/null; }
+# await_metric NAME VALUE SECONDS: the file says so before the deadline
+await_metric() {
+	local end=$((SECONDS + $3))
+	while [ $SECONDS -lt $end ]; do [ "$(metric "$1")" = "$2" ] && return 0; sleep 0.1; done
+	return 1
+}
+
+"$ZT" --root "$W/root" -c "$W/m.conf" --state-dir "$W/run" 2>"$W/log" & PID=$!
+wait_for_line "$W/log" 'Started \(pid'
+check "the textfile is written at start" await_metric zswap_tuned_pool_bytes 1024000 5
+sample0=$(metric zswap_tuned_last_sample_timestamp_seconds)
+written0=$(metric zswap_tuned_metrics_written_timestamp_seconds)
+# the pool grows to 60% of its limit while the daemon is idle
+printf 'MemTotal: 1000000 kB\nZswap: 120000 kB\nZswapped: 360000 kB\n' > "$W/root/proc/meminfo.new"
+mv "$W/root/proc/meminfo.new" "$W/root/proc/meminfo"
+echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=1500000" > "$W/root/proc/pressure/memory.new"
+mv "$W/root/proc/pressure/memory.new" "$W/root/proc/pressure/memory"
+check "idle, the textfile follows the pool within IntervalSec" await_metric zswap_tuned_pool_bytes 122880000 5
+check "... and the PSI counter" grep -qx 'zswap_tuned_pressure_stalled_seconds_total{source="/proc/pressure/memory",kind="some"} 1.500000' "$M"
+check "... says when it was written" \
+	awk -v a="$written0" -v b="$(metric zswap_tuned_metrics_written_timestamp_seconds)" 'BEGIN { exit !(b > a) }'
+check "... without a sample (idle: nothing decided)" test "$(metric zswap_tuned_last_sample_timestamp_seconds)" = "$sample0"
+check "build_info names the version" grep -qE '^zswap_tuned_build_info\{version="[0-9][^"]*"\} 1$' "$M"
+kill -TERM "$PID"; wait "$PID"; PID=
+check "the textfile goes on exit" test ! -e "$M"
+
+finish
