@@ -31,6 +31,9 @@ void log_fields(int prio, const char *const *fields, const char *fmt, ...)
 #define log_notice(...)  log_fields(LOG_NOTICE, NULL, __VA_ARGS__)
 #define log_info(...)    log_fields(LOG_INFO, NULL, __VA_ARGS__)
 #define log_debug(...)   log_fields(LOG_DEBUG, NULL, __VA_ARGS__)
+/* Say it and return r (a -errno), as systemd's log_error_errno(): the
+ * error path in one statement. */
+#define log_error_errno(r, ...) ({ int _r = (r); log_error(__VA_ARGS__); _r; })
 
 /* For tests: receive every message that passes the level filter instead of
  * writing it anywhere. */

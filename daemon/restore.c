@@ -18,12 +18,6 @@ void restore_init(struct restore *r, const struct kernel *k) {
         };
 }
 
-static void close_fd(int *fd) {
-        if (*fd >= 0)
-                close(*fd);
-        *fd = -1;
-}
-
 /* Is fd (a directory) ours to write in? Owned by us and writable by us alone;
  * with sticky_ok also group/other-writable if sticky (as /tmp): nobody else can
  * then rename or remove what we put there. NULL, or why not. */
@@ -44,41 +38,38 @@ static const char *dir_refused(int fd, bool sticky_ok) {
  * less), so that nobody else can hold its flock. -EBUSY when another holds
  * it. where: the file's name for messages. */
 static int take_lock(int dir_fd, const char *name, const char *where, int *ret) {
+        _cleanup_(closep) int fd = -1;
         struct stat s;
-        int fd, r;
+        int r;
 
         fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
         if (fd < 0) {
                 r = -errno;
-                log_error("Cannot open the lock file %s: %s%s", where, r == -ELOOP ? "a symlink" : err_str(r),
-                          r == -EROFS ? " (under ProtectSystem=strict it must exist before the start: "
-                                        "systemd-tmpfiles --create zswap-tuned.conf)"
-                                      : "");
-                return r;
+                return log_error_errno(r, "Cannot open the lock file %s: %s%s", where,
+                                       r == -ELOOP ? "a symlink" : err_str(r),
+                                       r == -EROFS ? " (under ProtectSystem=strict it must exist before the start: "
+                                                     "systemd-tmpfiles --create zswap-tuned.conf)"
+                                                   : "");
         }
-        if (fstat(fd, &s) < 0 || !S_ISREG(s.st_mode) || s.st_uid != geteuid() || (s.st_mode & 077)) {
-                log_error("Refusing the lock file %s: it must be a regular file owned by uid %u with mode 0600",
-                          where, (unsigned) geteuid());
-                close(fd);
-                return -EPERM;
-        }
+        if (fstat(fd, &s) < 0 || !S_ISREG(s.st_mode) || s.st_uid != geteuid() || (s.st_mode & 077))
+                return log_error_errno(-EPERM, "Refusing the lock file %s: it must be a regular file owned by uid %u "
+                                       "with mode 0600", where, (unsigned) geteuid());
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                r = errno == EWOULDBLOCK ? -EBUSY : -errno;
-                if (r == -EBUSY)
-                        log_error("Another zswap-tuned is running: it holds %s", where);
-                else
-                        log_error("Cannot lock %s: %s", where, err_str(r));
-                close(fd);
-                return r;
+                if (errno == EWOULDBLOCK)
+                        return log_error_errno(-EBUSY, "Another zswap-tuned is running: it holds %s", where);
+                r = -errno;
+                return log_error_errno(r, "Cannot lock %s: %s", where, err_str(r));
         }
         *ret = fd;
+        fd = -1; /* the caller's now */
         return 0;
 }
 
 /* The machine-wide lock, which does not depend on --state-dir. */
 static int lock_machine(struct restore *r) {
+        _cleanup_(closep) int dir_fd = -1;
         char path[4096], *slash;
-        int dir_fd, ret;
+        int ret;
 
         if (kernel_path(r->kernel, RESTORE_MACHINE_LOCK, path, sizeof(path)) < 0)
                 return -ENAMETOOLONG;
@@ -88,13 +79,10 @@ static int lock_machine(struct restore *r) {
         dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dir_fd < 0) {
                 ret = -errno;
-                log_error("Cannot open %s: %s", path, err_str(ret));
-                return ret;
+                return log_error_errno(ret, "Cannot open %s: %s", path, err_str(ret));
         }
         *slash = '/';
-        ret = take_lock(dir_fd, slash + 1, path, &r->machine_fd);
-        close(dir_fd);
-        return ret;
+        return take_lock(dir_fd, slash + 1, path, &r->machine_fd);
 }
 
 /* Open and check the state directory; create: make it (0700) if missing.
@@ -103,16 +91,12 @@ static int open_state_dir(struct restore *r, const char *dir, bool create) {
         const char *why;
         int ret;
 
-        if (strlen(dir) >= sizeof(r->dir)) {
-                log_error("The state directory path is too long: %.64s...", dir);
-                return -ENAMETOOLONG;
-        }
+        if (strlen(dir) >= sizeof(r->dir))
+                return log_error_errno(-ENAMETOOLONG, "The state directory path is too long: %.64s...", dir);
         strcpy(r->dir, dir);
         /* the unit's RuntimeDirectory= makes it; by hand, we do */
-        if (create && (ret = mkdir_p(dir, 0700)) < 0) {
-                log_error("Cannot create the state directory %s: %s", dir, err_str(ret));
-                return ret;
-        }
+        if (create && (ret = mkdir_p(dir, 0700)) < 0)
+                return log_error_errno(ret, "Cannot create the state directory %s: %s", dir, err_str(ret));
         r->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (r->dir_fd < 0) {
                 ret = -errno;
@@ -127,7 +111,7 @@ static int open_state_dir(struct restore *r, const char *dir, bool create) {
         if (why) {
                 log_error("Refusing the state directory %s: %s (it must be owned by uid %u and writable by it alone)",
                           dir, why, (unsigned) geteuid());
-                close_fd(&r->dir_fd);
+                closep(&r->dir_fd);
                 return -EPERM;
         }
         return 0;
@@ -154,10 +138,10 @@ int restore_lock(struct restore *r, const char *dir) {
 }
 
 void restore_unlock(struct restore *r) {
-        close_fd(&r->metrics_fd);
-        close_fd(&r->lock_fd);
-        close_fd(&r->dir_fd);
-        close_fd(&r->machine_fd);
+        closep(&r->metrics_fd);
+        closep(&r->lock_fd);
+        closep(&r->dir_fd);
+        closep(&r->machine_fd);
 }
 
 /* ---- the save file -------------------------------------------------------- */
@@ -421,14 +405,10 @@ int restore_leftovers(struct restore *r) {
         n = read_full_file_at(r->dir_fd, SAVEFILE_NAME, buf, sizeof(buf));
         if (n == -ENOENT)
                 return 0;
-        if (n < 0) {
-                log_error("Cannot read %s: %s", name, err_str((int) n));
-                return (int) n;
-        }
-        if ((size_t) n >= sizeof(buf) - 1) {
-                log_error("Ignoring %s: too large to be one zswap-tuned wrote", name);
-                return -E2BIG;
-        }
+        if (n < 0)
+                return log_error_errno((int) n, "Cannot read %s: %s", name, err_str((int) n));
+        if ((size_t) n >= sizeof(buf) - 1)
+                return log_error_errno(-E2BIG, "Ignoring %s: too large to be one zswap-tuned wrote", name);
         log_notice("Found %s, left by an instance that was killed: putting back what it changed", name);
         ret = parse_savefile(buf, name, &r->save);
         if (ret < 0)
@@ -471,7 +451,7 @@ int restore_set_metrics_dir(struct restore *r, const char *dir) {
         /* ours to remove: nobody else writes that name (we hold the locks) */
         if (r->metrics_fd >= 0 && restore_locked(r))
                 (void) unlinkat(r->metrics_fd, METRICS_NAME, 0);
-        close_fd(&r->metrics_fd);
+        closep(&r->metrics_fd);
         r->metrics_dir[0] = '\0';
         r->metrics_failed = false;
         if (!dir[0])

@@ -343,3 +343,9 @@ bool path_has_dotdot(const char *path) {
         }
         return false;
 }
+
+void closep(int *fd) {
+        if (*fd >= 0)
+                close(*fd);
+        *fd = -1;
+}

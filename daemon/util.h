@@ -8,6 +8,9 @@
 #include <sys/types.h>
 
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+/* A variable cleaned up when it goes out of scope (systemd's _cleanup_). */
+#define _cleanup_(f) __attribute__((cleanup(f)))
+void closep(int *fd); /* close(*fd) if >= 0 */
 #define USEC_PER_SEC  UINT64_C(1000000)
 #define USEC_PER_MSEC UINT64_C(1000)
 
