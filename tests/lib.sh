@@ -26,3 +26,18 @@ wait_for_line() {
 	timeout "${3:-10}" grep -m1 -qE "$2" <(tail -n +1 -F "$1" 2>/dev/null)
 }
 
+# fake_tree DIR [KNOB]: a fake /proc and /sys in DIR/root for --root: zswap
+# enabled, a 20% pool limit, shrinker_enabled=KNOB (Y), no pressure, no swap,
+# 1 GB of memory with 1 MB in the pool. Sets P (the zswap parameters) and
+# knob() (the knob's value now).
+fake_tree() {
+	P=$1/root/sys/module/zswap/parameters
+	mkdir -p "$P" "$1/root/proc/pressure" "$1/root/proc/self"
+	echo Y > "$P/enabled"; echo 20 > "$P/max_pool_percent"; echo "${2:-Y}" > "$P/shrinker_enabled"
+	echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=0" > "$1/root/proc/pressure/memory"
+	printf 'MemTotal: 1000000 kB\nZswap: 1000 kB\nZswapped: 3000 kB\n' > "$1/root/proc/meminfo"
+	printf 'pswpout 0\nzswpout 0\nzswpwb 0\n' > "$1/root/proc/vmstat"
+	printf 'Filename Type Size Used Priority\n' > "$1/root/proc/swaps"
+	echo "0::/" > "$1/root/proc/self/cgroup"
+}
+knob() { cat "$P/shrinker_enabled"; }

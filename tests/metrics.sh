@@ -12,14 +12,9 @@ PID=
 cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
 
-P=$W/root/sys/module/zswap/parameters
-mkdir -p "$P" "$W/root/proc/pressure" "$W/root/proc/self" "$W/prom"
-echo Y > "$P/enabled"; echo 20 > "$P/max_pool_percent"; echo N > "$P/shrinker_enabled"
+fake_tree "$W" N
 echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000000" > "$W/root/proc/pressure/memory"
-printf 'MemTotal: 1000000 kB\nZswap: 1000 kB\nZswapped: 3000 kB\n' > "$W/root/proc/meminfo"
-printf 'pswpout 0\nzswpout 0\nzswpwb 0\n' > "$W/root/proc/vmstat"
-printf 'Filename Type Size Used Priority\n' > "$W/root/proc/swaps"
-echo "0::/" > "$W/root/proc/self/cgroup"
+mkdir -p "$W/prom"
 # no PSI trigger on a fake tree: an idle daemon polls at SampleMs, here once a minute
 printf '[Pool]\nSampleMs=60000\n[Metrics]\nTextfileDirectory=%s\nIntervalSec=1\n' "$W/prom" > "$W/m.conf"
 M=$W/prom/zswap_tuned.prom

@@ -19,15 +19,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-P=$W/root/sys/module/zswap/parameters
-mkdir -p "$P" "$W/root/proc/pressure" "$W/root/proc/self"
-echo Y > "$P/enabled"; echo 20 > "$P/max_pool_percent"; echo Y > "$P/shrinker_enabled"
-echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=0" > "$W/root/proc/pressure/memory"
-printf 'MemTotal: 1000000 kB\nZswap: 1000 kB\nZswapped: 3000 kB\n' > "$W/root/proc/meminfo"
-printf 'pswpout 0\nzswpout 0\nzswpwb 0\n' > "$W/root/proc/vmstat"
-printf 'Filename Type Size Used Priority\n' > "$W/root/proc/swaps"
-echo "0::/" > "$W/root/proc/self/cgroup"
-knob() { cat "$P/shrinker_enabled"; }
+fake_tree "$W"
 # Baseline=off: the daemon writes the knob (Y -> N) at start
 printf '[Daemon]\nBaseline=off\n' > "$W/off.conf"
 zt() { "$ZT" --root "$W/root" -c "$W/off.conf" "$@"; }

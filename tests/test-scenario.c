@@ -126,7 +126,9 @@ static int teardown(void **state) {
         return 0;
 }
 
-static int start(struct fake *f, const char *config) {
+/* The manager on the fake tree with this configuration, started on loop
+ * (NULL: samples are driven by hand with at()). */
+static int start_on(struct fake *f, sd_event *loop, const char *config) {
         char err[512];
         int r;
 
@@ -138,9 +140,13 @@ static int start(struct fake *f, const char *config) {
         kernel_init(&f->m.kernel, f->root);
         if (manager_load_config(&f->m, err, sizeof(err)) < 0)
                 fail_msg("config: %s", err);
-        r = manager_start(&f->m, NULL);
+        r = manager_start(&f->m, loop);
         f->t0 = f->m.last_sample;
         return r;
+}
+
+static int start(struct fake *f, const char *config) {
+        return start_on(f, NULL, config);
 }
 
 /* Advance to t seconds after start with this much stall (percent of the
@@ -1010,18 +1016,11 @@ static void admin_write_backs_off_until_reload(void **state) {
 #define LIVE "[Pool]\nSampleMs=60000\n"
 
 static int start_live(struct fake *f, const char *config) {
-        char err[512];
+        char text[4096];
 
         assert_int_equal(sd_event_new(&f->loop), 0);
-        tu_write(f->root, "/zswap-tuned.conf", LIVE "%s", config);
-        manager_init(&f->m);
-        f->m.config_path = f->conf;
-        f->m.use_udev = false;
-        snprintf(f->m.state_dir, sizeof(f->m.state_dir), "%s", f->state);
-        kernel_init(&f->m.kernel, f->root);
-        if (manager_load_config(&f->m, err, sizeof(err)) < 0)
-                fail_msg("config: %s", err);
-        return manager_start(&f->m, f->loop);
+        snprintf(text, sizeof(text), LIVE "%s", config);
+        return start_on(f, f->loop, text);
 }
 
 static void new_cgroup(struct fake *f, const char *dir, const char *idle) {
