@@ -259,7 +259,7 @@ int record_parse_line(const char *line, struct record_event *ev, char *why, size
         unsigned want, commas = 0;
         long a, b, c, d, e;
 
-        *ev = (struct record_event) { 0 };
+        memset(ev, 0, sizeof(*ev)); /* padding too: the fuzzer compares with memcmp() */
         if (len >= sizeof(buf)) {
                 snprintf(p.why, p.why_size, "longer than %zu bytes", sizeof(buf) - 1);
                 return -EINVAL;
@@ -504,21 +504,16 @@ static int check_line(struct replay_state *r, const char *line, size_t len, bool
         return 0;
 }
 
-int replay(const char *path, const struct conf *c, const struct replay_options *o, FILE *out) {
+int replay_stream(FILE *in, const char *path, const struct conf *c, const struct replay_options *o, FILE *out) {
         struct replay_state r = { .conf = c };
+        FILE *err = o->err ? o->err : stderr;
         struct record_event ev;
         char *line = NULL, why[256];
         size_t size = 0;
         unsigned lineno = 0;
         ssize_t len;
-        FILE *in;
         int ret = 0;
 
-        in = fopen(path, "re");
-        if (!in) {
-                fprintf(stderr, "zswap-tuned: %s: %s\n", path, err_str(-errno));
-                return 2;
-        }
         params_from_conf(c, &r.p);
         policy_init(&r.st, KNOB_UNSET, KNOB_UNSET);
         while ((len = getline(&line, &size, in)) >= 0) {
@@ -530,7 +525,7 @@ int replay(const char *path, const struct conf *c, const struct replay_options *
                 if ((line[0] == '#' || line[0] == '\0') && strlen(line) == (size_t) len && !no_newline)
                         continue;
                 if (check_line(&r, line, (size_t) len, no_newline, &ev, why, sizeof(why)) < 0) {
-                        fprintf(stderr, "zswap-tuned: %s:%u: %s\n", path, lineno, why);
+                        fprintf(err, "zswap-tuned: %s:%u: %s\n", path, lineno, why);
                         if (o->lenient) {
                                 r.sum.skipped++;
                                 continue;
@@ -543,11 +538,10 @@ int replay(const char *path, const struct conf *c, const struct replay_options *
                 apply_event(&r, &ev, o, out, path, lineno);
         }
         if (ret == 0 && ferror(in)) {
-                fprintf(stderr, "zswap-tuned: %s: %s\n", path, err_str(-errno));
+                fprintf(err, "zswap-tuned: %s: %s\n", path, err_str(-errno));
                 ret = 2;
         }
         free(line);
-        fclose(in);
         if (ret)
                 return ret;
         print_summary(&r.sum, r.started, o->lenient, out);
@@ -556,4 +550,17 @@ int replay(const char *path, const struct conf *c, const struct replay_options *
                 return r.sum.differences ? 1 : 0;
         }
         return 0;
+}
+
+int replay(const char *path, const struct conf *c, const struct replay_options *o, FILE *out) {
+        FILE *in = fopen(path, "re");
+        int r;
+
+        if (!in) {
+                fprintf(o->err ? o->err : stderr, "zswap-tuned: %s: %s\n", path, err_str(-errno));
+                return 2;
+        }
+        r = replay_stream(in, path, c, o, out);
+        fclose(in);
+        return r;
 }

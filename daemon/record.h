@@ -80,6 +80,7 @@ struct replay_options {
         bool verify;            /* compare with the recorded decisions; exit 1 on a difference */
         bool quiet;             /* the summary only */
         bool lenient;           /* skip the lines that are refused (each said), count them */
+        FILE *err;              /* where refused lines are said; NULL: stderr */
 };
 /* Run the policy with c over the recording at path; print the decisions that
  * change something and a summary. 0, 1 (verify: a decision differs), or 2
@@ -87,3 +88,5 @@ struct replay_options {
  * FILE:LINE: reason, on stderr; no summary). Times must not go back, except
  * at "I,0", where a (re)started daemon appended its run. */
 int replay(const char *path, const struct conf *c, const struct replay_options *o, FILE *out);
+/* The same on a stream already open, named path in messages. */
+int replay_stream(FILE *in, const char *path, const struct conf *c, const struct replay_options *o, FILE *out);
