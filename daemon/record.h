@@ -86,7 +86,8 @@ struct replay_options {
  * change something and a summary. 0, 1 (verify: a decision differs), or 2
  * (the file cannot be read, or a line is refused and not lenient: said as
  * FILE:LINE: reason, on stderr; no summary). Times must not go back, except
- * at "I,0", where a (re)started daemon appended its run. */
+ * at "I,0", which every start of the daemon writes first: a restarted
+ * daemon appends its run (after a reboot, CLOCK_MONOTONIC starts again). */
 int replay(const char *path, const struct conf *c, const struct replay_options *o, FILE *out);
 /* The same on a stream already open, named path in messages. */
 int replay_stream(FILE *in, const char *path, const struct conf *c, const struct replay_options *o, FILE *out);
