@@ -24,13 +24,14 @@ static bool arg_restore;
 static bool arg_json;
 static bool arg_verify;
 static bool arg_quiet;
+static bool arg_lenient;
 static bool arg_config_given;
 static const char *arg_output;
 
 static void help(void) {
         printf("Usage: %s [OPTIONS]                       run the daemon\n"
                "       %s status [--json]                 what the running daemon is doing, and why\n"
-               "       %s replay FILE [--config=FILE] [--verify] [--quiet]\n"
+               "       %s replay FILE [--config=FILE] [--verify] [--quiet] [--lenient]\n"
                "                                            run the policy over a recording\n"
                "       %s plot FILE -o OUT.png            draw a recording (needs gnuplot)\n"
                "Cap the zswap use of batch cgroups ([Batch] Cgroups=), and turn the zswap\n"
@@ -50,6 +51,7 @@ static void help(void) {
                "      --json             status: one JSON object\n"
                "      --verify           replay: compare with the recorded decisions\n"
                "  -q, --quiet            replay: the summary only\n"
+               "      --lenient          replay: skip refused lines (each said), count them\n"
                "  -o, --output=FILE      plot: the PNG to write\n"
                "  -h, --help             show this help\n"
                "  -V, --version          show the version\n\n"
@@ -65,7 +67,7 @@ static void help(void) {
 /* Returns -1 to go on, else an exit code. */
 static int parse_argv(int argc, char *argv[], struct manager *m) {
         enum { ARG_CHECK_CONFIG = 0x100, ARG_RESTORE, ARG_ROOT, ARG_STATE_DIR, ARG_LOG_LEVEL, ARG_RECORD, ARG_JSON,
-               ARG_VERIFY };
+               ARG_VERIFY, ARG_LENIENT };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
@@ -78,6 +80,7 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
                 { "json", no_argument, NULL, ARG_JSON },
                 { "verify", no_argument, NULL, ARG_VERIFY },
                 { "quiet", no_argument, NULL, 'q' },
+                { "lenient", no_argument, NULL, ARG_LENIENT },
                 { "output", required_argument, NULL, 'o' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
@@ -102,6 +105,9 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
                         break;
                 case 'q':
                         arg_quiet = true;
+                        break;
+                case ARG_LENIENT:
+                        arg_lenient = true;
                         break;
                 case 'o':
                         arg_output = optarg;
@@ -152,7 +158,7 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
 /* "status", "replay FILE", "plot FILE": the commands besides the daemon. */
 static int run_command(struct manager *m, int argc, char *argv[]) {
         const char *cmd = argv[0];
-        struct replay_options o = { .verify = arg_verify, .quiet = arg_quiet };
+        struct replay_options o = { .verify = arg_verify, .quiet = arg_quiet, .lenient = arg_lenient };
         char err[1024];
         struct conf c;
         int r;

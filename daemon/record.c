@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,116 +13,355 @@
 #include "record.h"
 #include "util.h"
 
-#define HEADER "# zswap-tuned recording 1"
+#define HEADER "# zswap-tuned recording 1\n"
+
+static void stop(struct recorder *r) {
+        if (r->on)
+                close(r->fd);
+        r->on = false;
+        r->fd = -1;
+}
+
+/* One line, one write(2): never through stdio, whose buffer would split a
+ * line over two writes and go on after an error. A partial write (the file
+ * system or RLIMIT_FSIZE full) is cut off again, so that the recording ends
+ * in whole lines; then the error is logged, once, and recording stops. */
+static void emit(struct recorder *r, const char *line, size_t n) {
+        size_t done = 0;
+        ssize_t w;
+        int err;
+
+        if (!r->on)
+                return;
+        while (done < n) {
+                w = write(r->fd, line + done, n - done);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0) {
+                        err = w < 0 ? errno : EIO;
+                        if (done > 0) {
+                                off_t end = lseek(r->fd, 0, SEEK_END);
+                                if (end < (off_t) done || ftruncate(r->fd, end - (off_t) done) < 0)
+                                        log_error("--record=%s: cannot cut off a partial line: %s", r->path,
+                                                  err_str(-errno));
+                        }
+                        log_error("--record=%s: %s; recording stopped", r->path, err_str(-err));
+                        stop(r);
+                        return;
+                }
+                done += (size_t) w;
+        }
+}
+
+static void emit_event(struct recorder *r, const struct record_event *ev) {
+        char buf[RECORD_LINE_MAX];
+        int n;
+
+        if (!r->on)
+                return;
+        n = record_format_event(ev, buf, sizeof(buf));
+        if (n < 0 || (size_t) n >= sizeof(buf)) {
+                log_error("--record=%s: a line does not fit in %zu bytes; recording stopped", r->path, sizeof(buf));
+                stop(r);
+                return;
+        }
+        emit(r, buf, (size_t) n);
+}
 
 int record_open(struct recorder *r, const char *path) {
-        int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
         struct stat st;
+        int fd, flags;
 
+        *r = (struct recorder) { .fd = -1 };
+        /* O_NONBLOCK: a FIFO without a reader would block here for ever
+         * (with the signals already blocked: not even SIGTERM ends it);
+         * with it, that is ENXIO, and one with a reader is refused below. */
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0644);
         if (fd < 0)
-                return -errno;
+                return errno == ENXIO ? -ENOTREGULAR : -errno;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 close(fd);
                 return -ENOTREGULAR;
         }
-        r->f = fdopen(fd, "a");
-        if (!r->f) {
+        flags = fcntl(fd, F_GETFL);
+        if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
                 close(fd);
                 return -errno;
         }
-        setvbuf(r->f, NULL, _IOLBF, 0); /* a line at a time: a crash loses nothing */
+        r->path = strdup(path);
+        if (!r->path) {
+                close(fd);
+                return -ENOMEM;
+        }
+        r->fd = fd;
+        r->on = true;
         if (st.st_size == 0)
-                fputs(HEADER "\n", r->f);
+                emit(r, HEADER, strlen(HEADER));
         return 0;
 }
 
 void record_close(struct recorder *r) {
-        if (r->f)
-                fclose(r->f);
-        r->f = NULL;
+        stop(r);
+        free(r->path);
+        r->path = NULL;
 }
 
 void record_init(struct recorder *r, uint64_t now, knob_value current, knob_value original) {
-        if (r->f)
-                fprintf(r->f, "I,%" PRIu64 ",%d,%d\n", now, (int) current, (int) original);
+        emit_event(r, &(struct record_event) {
+                .type = RECORD_INIT, .now = now, .current = current, .original = original });
 }
 
 void record_sample(struct recorder *r, const struct policy_sample *in) {
-        if (r->f)
-                fprintf(r->f, "S,%" PRIu64 ",%d,%.17g,%d,%d,%.17g,%" PRIu64 ",%u,%.17g\n", in->now, in->pressure_valid,
-                        in->pressure, in->stores, (int) in->pool_state, in->pool, in->limit_bytes, in->n_batch,
-                        in->batch);
+        emit_event(r, &(struct record_event) { .type = RECORD_SAMPLE, .now = in->now, .sample = *in });
 }
 
 void record_decision(struct recorder *r, uint64_t now, const struct policy_decision *d, knob_value knob) {
-        if (r->f)
-                fprintf(r->f, "D,%" PRIu64 ",%d,%d,%d,%d,%.17g,%d\n", now, (int) d->set, (int) knob, (int) d->mode,
-                        (int) d->reason, d->batch_cap, (int) d->held);
+        emit_event(r, &(struct record_event) { .type = RECORD_DECISION, .now = now, .set = d->set, .knob = knob,
+                                               .mode = d->mode, .reason = d->reason, .batch_cap = d->batch_cap,
+                                               .held = d->held });
 }
 
 void record_outside(struct recorder *r, uint64_t now, knob_value actual, bool baseline_follows) {
-        if (r->f)
-                fprintf(r->f, "O,%" PRIu64 ",%d,%d\n", now, (int) actual, baseline_follows);
+        emit_event(r, &(struct record_event) { .type = RECORD_OUTSIDE, .now = now, .actual = actual,
+                                               .baseline_follows = baseline_follows });
 }
 
 void record_failed(struct recorder *r, uint64_t now, knob_value actual) {
-        if (r->f)
-                fprintf(r->f, "F,%" PRIu64 ",%d\n", now, (int) actual);
+        emit_event(r, &(struct record_event) { .type = RECORD_FAILED, .now = now, .actual = actual });
 }
 
 void record_resume(struct recorder *r, uint64_t now) {
-        if (r->f)
-                fprintf(r->f, "R,%" PRIu64 "\n", now);
+        emit_event(r, &(struct record_event) { .type = RECORD_RESUME, .now = now });
+}
+
+/* ---- the line format ------------------------------------------------------ */
+
+int record_format_event(const struct record_event *ev, char *buf, size_t size) {
+        unsigned long long now = ev->now;
+        const struct policy_sample *in = &ev->sample;
+
+        switch (ev->type) {
+        case RECORD_INIT:
+                return snprintf(buf, size, "I,%llu,%d,%d\n", now, (int) ev->current, (int) ev->original);
+        case RECORD_SAMPLE:
+                return snprintf(buf, size, "S,%llu,%d,%.17g,%d,%d,%.17g,%llu,%u,%.17g\n", now, in->pressure_valid,
+                                in->pressure, in->stores, (int) in->pool_state, in->pool,
+                                (unsigned long long) in->limit_bytes, in->n_batch, in->batch);
+        case RECORD_DECISION:
+                return snprintf(buf, size, "D,%llu,%d,%d,%d,%d,%.17g,%d\n", now, (int) ev->set, (int) ev->knob,
+                                (int) ev->mode, (int) ev->reason, ev->batch_cap, (int) ev->held);
+        case RECORD_OUTSIDE:
+                return snprintf(buf, size, "O,%llu,%d,%d\n", now, (int) ev->actual, ev->baseline_follows);
+        case RECORD_FAILED:
+                return snprintf(buf, size, "F,%llu,%d\n", now, (int) ev->actual);
+        case RECORD_RESUME:
+                return snprintf(buf, size, "R,%llu\n", now);
+        }
+        return -EINVAL;
+}
+
+#define RECORD_MAX_FIELDS 10
+
+/* -?[0-9]+ from lo to hi */
+static bool num_int(const char *s, long lo, long hi, long *v) {
+        const char *p = s + (*s == '-');
+        char *end;
+
+        if (!*p || p[strspn(p, "0123456789")] != '\0')
+                return false;
+        errno = 0;
+        *v = strtol(s, &end, 10);
+        return errno == 0 && *end == '\0' && *v >= lo && *v <= hi;
+}
+
+/* -?D+(.D+)?([eE][+-]?D+)?, finite: what "%.17g" writes, and nothing else
+ * strtod() would take ("nan", "inf", "0x1p3", " 1", "+1", ".5", "5.") */
+static bool num_double(const char *s, double *v) {
+        const char *p = s + (*s == '-');
+        size_t n = strspn(p, "0123456789");
+        char *end;
+
+        if (n == 0)
+                return false;
+        p += n;
+        if (*p == '.') {
+                n = strspn(++p, "0123456789");
+                if (n == 0)
+                        return false;
+                p += n;
+        }
+        if (*p == 'e' || *p == 'E') {
+                p++;
+                p += *p == '+' || *p == '-';
+                n = strspn(p, "0123456789");
+                if (n == 0)
+                        return false;
+                p += n;
+        }
+        if (*p)
+                return false;
+        *v = strtod(s, &end);
+        return *end == '\0' && isfinite(*v); /* an underflow to a subnormal or 0 is fine */
+}
+
+struct line_parser {
+        char *f[RECORD_MAX_FIELDS];
+        unsigned n;
+        char *why;
+        size_t why_size;
+};
+
+static bool get_int(struct line_parser *p, unsigned i, const char *name, long lo, long hi, long *v) {
+        if (num_int(p->f[i], lo, hi, v))
+                return true;
+        snprintf(p->why, p->why_size, "field %u (%s): \"%.40s\" is not a decimal integer from %ld to %ld", i + 1,
+                 name, p->f[i], lo, hi);
+        return false;
+}
+
+static bool get_double(struct line_parser *p, unsigned i, const char *name, double *v) {
+        if (num_double(p->f[i], v))
+                return true;
+        snprintf(p->why, p->why_size, "field %u (%s): \"%.40s\" is not a finite decimal number", i + 1, name,
+                 p->f[i]);
+        return false;
+}
+
+static bool get_u64(struct line_parser *p, unsigned i, const char *name, uint64_t *v) {
+        if (parse_u64(p->f[i], v) == 0)
+                return true;
+        snprintf(p->why, p->why_size, "field %u (%s): \"%.40s\" is not a decimal integer from 0 to %llu", i + 1,
+                 name, p->f[i], (unsigned long long) UINT64_MAX);
+        return false;
+}
+
+static unsigned field_count(record_type t) {
+        switch (t) {
+        case RECORD_INIT:
+        case RECORD_OUTSIDE:
+                return 4;
+        case RECORD_SAMPLE:
+                return 10;
+        case RECORD_DECISION:
+                return 8;
+        case RECORD_FAILED:
+                return 3;
+        case RECORD_RESUME:
+                return 2;
+        }
+        return 0;
+}
+
+int record_parse_line(const char *line, struct record_event *ev, char *why, size_t why_size) {
+        char buf[RECORD_LINE_MAX], dummy[1];
+        struct line_parser p = { .why = why_size ? why : dummy, .why_size = why_size ? why_size : sizeof(dummy) };
+        size_t len = strlen(line);
+        unsigned want, commas = 0;
+        long a, b, c, d, e;
+
+        memset(ev, 0, sizeof(*ev)); /* padding too: the fuzzer compares with memcmp() */
+        if (len >= sizeof(buf)) {
+                snprintf(p.why, p.why_size, "longer than %zu bytes", sizeof(buf) - 1);
+                return -EINVAL;
+        }
+        memcpy(buf, line, len + 1);
+        for (char *s = buf; *s; s++)
+                commas += *s == ',';
+        want = buf[0] && buf[1] == ',' ? field_count((record_type) buf[0]) : 0;
+        if (want == 0) {
+                int n = (int) strcspn(buf, ",");
+                snprintf(p.why, p.why_size, "not a line of a recording: \"%.*s\" is not I, S, D, O, F or R",
+                         n < 20 ? n : 20, buf);
+                return -EINVAL;
+        }
+        if (commas + 1 != want) {
+                snprintf(p.why, p.why_size, "%c line: %u fields, expected %u", buf[0], commas + 1, want);
+                return -EINVAL;
+        }
+        p.f[0] = buf;
+        for (char *s = buf; *s; s++)
+                if (*s == ',') {
+                        *s = '\0';
+                        p.f[++p.n] = s + 1;
+                }
+        p.n++;
+        for (unsigned i = 1; i < p.n; i++)
+                if (!*p.f[i]) {
+                        snprintf(p.why, p.why_size, "%c line: field %u is empty", buf[0], i + 1);
+                        return -EINVAL;
+                }
+        ev->type = (record_type) buf[0];
+        if (!get_u64(&p, 1, "time", &ev->now))
+                return -EINVAL;
+        switch (ev->type) {
+        case RECORD_INIT:
+                if (!get_int(&p, 2, "current", -1, 1, &a) || !get_int(&p, 3, "original", -1, 1, &b))
+                        return -EINVAL;
+                ev->current = (knob_value) a;
+                ev->original = (knob_value) b;
+                return 0;
+        case RECORD_SAMPLE: {
+                struct policy_sample *in = &ev->sample;
+                uint64_t nb;
+                in->now = ev->now;
+                if (!get_int(&p, 2, "pressure_valid", 0, 1, &a) || !get_double(&p, 3, "pressure", &in->pressure) ||
+                    !get_int(&p, 4, "stores", 0, 1, &b) || !get_int(&p, 5, "pool_state", 0, POOL_DISABLED, &c) ||
+                    !get_double(&p, 6, "pool", &in->pool) || !get_u64(&p, 7, "limit_bytes", &in->limit_bytes) ||
+                    !get_int(&p, 8, "n_batch", 0, CONF_MAX_CGROUPS, &d) || !get_double(&p, 9, "batch", &in->batch))
+                        return -EINVAL;
+                nb = (uint64_t) d;
+                in->pressure_valid = a;
+                in->stores = b;
+                in->pool_state = (policy_pool_state) c;
+                in->n_batch = (unsigned) nb;
+                return 0;
+        }
+        case RECORD_DECISION:
+                if (!get_int(&p, 2, "set", -1, 1, &a) || !get_int(&p, 3, "knob", -1, 1, &b) ||
+                    !get_int(&p, 4, "mode", 0, MODE_PROTECT, &c) ||
+                    !get_int(&p, 5, "reason", 0, POLICY_REASONS - 1, &d) ||
+                    !get_double(&p, 6, "batch_cap", &ev->batch_cap) || !get_int(&p, 7, "held", 0, HELD_CAP, &e))
+                        return -EINVAL;
+                ev->set = (knob_value) a;
+                ev->knob = (knob_value) b;
+                ev->mode = (policy_mode) c;
+                ev->reason = (policy_reason) d;
+                ev->held = (policy_held) e;
+                return 0;
+        case RECORD_OUTSIDE:
+                if (!get_int(&p, 2, "actual", 0, 1, &a) || !get_int(&p, 3, "baseline_follows", 0, 1, &b))
+                        return -EINVAL;
+                ev->actual = (knob_value) a;
+                ev->baseline_follows = b;
+                return 0;
+        case RECORD_FAILED:
+                if (!get_int(&p, 2, "actual", -1, 1, &a))
+                        return -EINVAL;
+                ev->actual = (knob_value) a;
+                return 0;
+        case RECORD_RESUME:
+                return 0;
+        }
+        return -EINVAL;
 }
 
 /* ---- replay --------------------------------------------------------------- */
 
-/* Split a line at commas into at most max fields; the count. */
-static unsigned fields(char *l, char **f, unsigned max) {
-        unsigned n = 0;
-
-        for (char *save = NULL, *t = strtok_r(l, ",", &save); t && n < max; t = strtok_r(NULL, ",", &save))
-                f[n++] = t;
-        return n;
-}
-
-static bool num_u64(const char *s, uint64_t *v) {
-        return parse_u64(s, v) == 0;
-}
-
-static bool num_int(const char *s, int lo, int hi, int *v) {
-        char *end;
-        long x;
-
-        errno = 0;
-        x = strtol(s, &end, 10);
-        if (errno || end == s || *end || x < lo || x > hi)
-                return false;
-        *v = (int) x;
-        return true;
-}
-
-static bool num_double(const char *s, double *v) {
-        char *end;
-
-        errno = 0;
-        *v = strtod(s, &end);
-        return !errno && end != s && !*end;
-}
-
 struct summary {
-        uint64_t first, last, samples;
+        uint64_t first, last, samples;  /* of the current run (since an "I,0") */
+        uint64_t span_usec;             /* of the runs before it */
         uint64_t mode_usec[MODE_PROTECT + 1];
         uint64_t at_95_usec, at_limit_usec;
         unsigned flips[POLICY_REASONS];
         unsigned differences;
+        unsigned skipped;
         double cap_min, cap_max;
         bool capped;
 };
 
-static void print_summary(const struct summary *s, FILE *out) {
+static void print_summary(const struct summary *s, bool started, bool lenient, FILE *out) {
         unsigned flips = 0;
-        double span = (double) (s->last - s->first) / USEC_PER_SEC;
+        double span = (double) (s->span_usec + (started ? s->last - s->first : 0)) / USEC_PER_SEC;
 
         for (int i = 0; i < POLICY_REASONS; i++)
                 flips += s->flips[i];
@@ -138,6 +378,8 @@ static void print_summary(const struct summary *s, FILE *out) {
                 (double) s->at_95_usec / USEC_PER_SEC, (double) s->at_limit_usec / USEC_PER_SEC);
         if (s->capped)
                 fprintf(out, "summary: batch cap from %.1f%% to %.1f%% of the pool limit\n", s->cap_min, s->cap_max);
+        if (lenient)
+                fprintf(out, "summary: %u refused lines skipped (--lenient)\n", s->skipped);
 }
 
 struct replay_state {
@@ -147,22 +389,27 @@ struct replay_state {
         struct policy_decision d;
         struct policy_sample in;
         bool have_d, have_in, started;
+        bool have_time;
+        uint64_t time;                  /* of the last line applied */
         struct summary sum;
 };
 
-static bool apply_line(struct replay_state *r, char **f, unsigned n, const struct replay_options *o, FILE *out,
-                       const char *path, unsigned line) {
-        uint64_t now;
-        int a, b;
+static void apply_event(struct replay_state *r, const struct record_event *ev, const struct replay_options *o,
+                        FILE *out, const char *path, unsigned line) {
+        uint64_t now = ev->now;
 
-        if (!num_u64(f[1], &now))
-                return false;
-        switch (f[0][0]) {
-        case 'I': {
-                knob_value base;
-                if (n != 4 || !num_int(f[2], -1, 1, &a) || !num_int(f[3], -1, 1, &b))
-                        return false;
-                base = r->conf->baseline == BASELINE_ON ? KNOB_ON : r->conf->baseline == BASELINE_OFF ? KNOB_OFF : b;
+        switch (ev->type) {
+        case RECORD_INIT: {
+                knob_value a = ev->current, base;
+
+                if (now == 0 && r->started) {
+                        /* a daemon (re)started, appending: a new run */
+                        r->sum.span_usec += r->sum.last - r->sum.first;
+                        r->started = false;
+                }
+                base = r->conf->baseline == BASELINE_ON    ? KNOB_ON
+                       : r->conf->baseline == BASELINE_OFF ? KNOB_OFF
+                                                           : ev->original;
                 if (a == KNOB_UNSET)
                         base = KNOB_UNSET;
                 policy_init(&r->st, a, base);
@@ -175,23 +422,11 @@ static bool apply_line(struct replay_state *r, char **f, unsigned n, const struc
                                         knob_to_string(base));
                 }
                 r->have_d = false;
-                return true;
+                return;
         }
-        case 'S': {
-                int pv, stores, ps;
-                unsigned nb;
-                uint64_t nb64;
-                struct policy_sample in = { .now = now };
-                if (n != 10 || !num_int(f[2], 0, 1, &pv) || !num_double(f[3], &in.pressure) ||
-                    !num_int(f[4], 0, 1, &stores) || !num_int(f[5], 0, POOL_DISABLED, &ps) ||
-                    !num_double(f[6], &in.pool) || !num_u64(f[7], &in.limit_bytes) || !num_u64(f[8], &nb64) ||
-                    nb64 > CONF_MAX_CGROUPS || !num_double(f[9], &in.batch))
-                        return false;
-                nb = (unsigned) nb64;
-                in.pressure_valid = pv;
-                in.stores = stores;
-                in.pool_state = (policy_pool_state) ps;
-                in.n_batch = nb;
+        case RECORD_SAMPLE: {
+                const struct policy_sample *in = &ev->sample;
+
                 if (!r->started) {
                         r->sum.first = now;
                         r->started = true;
@@ -205,8 +440,8 @@ static bool apply_line(struct replay_state *r, char **f, unsigned n, const struc
                 }
                 r->sum.last = now;
                 r->sum.samples++;
-                policy_decide(&r->p, &r->st, &in, &r->d);
-                r->in = in;
+                policy_decide(&r->p, &r->st, in, &r->d);
+                r->in = *in;
                 r->have_d = r->have_in = true;
                 if (r->d.set != KNOB_UNSET)
                         r->sum.flips[r->d.reason]++;
@@ -220,86 +455,112 @@ static bool apply_line(struct replay_state *r, char **f, unsigned n, const struc
                                 (double) (now - r->sum.first) / USEC_PER_SEC, policy_mode_to_human(r->d.mode),
                                 r->d.set != KNOB_UNSET ? ", knob " : "",
                                 r->d.set != KNOB_UNSET ? knob_to_string(r->d.set) : "", r->d.text,
-                                policy_reason_to_string(r->d.reason), in.pool, in.pressure);
-                return true;
+                                policy_reason_to_string(r->d.reason), in->pool, in->pressure);
+                return;
         }
-        case 'D': {
-                int set, knob, mode, reason, held;
-                double cap;
-                if (n != 8 || !num_int(f[2], -1, 1, &set) || !num_int(f[3], -1, 1, &knob) ||
-                    !num_int(f[4], 0, MODE_PROTECT, &mode) || !num_int(f[5], 0, POLICY_REASONS - 1, &reason) ||
-                    !num_double(f[6], &cap) || !num_int(f[7], 0, HELD_CAP, &held))
-                        return false;
-                if (o->verify && (!r->have_d || set != (int) r->d.set || knob != (int) r->st.knob ||
-                                  mode != (int) r->d.mode || reason != (int) r->d.reason || cap != r->d.batch_cap ||
-                                  held != (int) r->d.held)) {
+        case RECORD_DECISION:
+                if (o->verify && (!r->have_d || ev->set != r->d.set || ev->knob != r->st.knob ||
+                                  ev->mode != r->d.mode || ev->reason != r->d.reason ||
+                                  ev->batch_cap != r->d.batch_cap || ev->held != r->d.held)) {
                         if (r->sum.differences++ < 10)
                                 fprintf(out, "%s:%u: recorded set=%d knob=%d mode=%s reason=%s cap=%g held=%d; "
                                              "replayed set=%d knob=%d mode=%s reason=%s cap=%g held=%d\n",
-                                        path, line, set, knob, policy_mode_to_string((policy_mode) mode),
-                                        policy_reason_to_string((policy_reason) reason), cap, held, (int) r->d.set,
-                                        (int) r->st.knob, policy_mode_to_string(r->d.mode),
+                                        path, line, (int) ev->set, (int) ev->knob, policy_mode_to_string(ev->mode),
+                                        policy_reason_to_string(ev->reason), ev->batch_cap, (int) ev->held,
+                                        (int) r->d.set, (int) r->st.knob, policy_mode_to_string(r->d.mode),
                                         policy_reason_to_string(r->d.reason), r->d.batch_cap, (int) r->d.held);
                 }
-                return true;
-        }
-        case 'O':
-                if (n != 4 || !num_int(f[2], 0, 1, &a) || !num_int(f[3], 0, 1, &b))
-                        return false;
-                policy_knob_changed_outside(&r->p, &r->st, (knob_value) a,
-                                            r->conf->baseline == BASELINE_STARTUP, now);
-                return true;
-        case 'F':
-                if (n != 3 || !num_int(f[2], -1, 1, &a))
-                        return false;
-                policy_sync_knob(&r->st, (knob_value) a);
-                return true;
-        case 'R':
-                if (n != 2)
-                        return false;
+                return;
+        case RECORD_OUTSIDE:
+                policy_knob_changed_outside(&r->p, &r->st, ev->actual, r->conf->baseline == BASELINE_STARTUP, now);
+                return;
+        case RECORD_FAILED:
+                policy_sync_knob(&r->st, ev->actual);
+                return;
+        case RECORD_RESUME:
                 policy_resume(&r->st);
-                return true;
+                return;
         }
-        return false;
 }
 
-int replay(const char *path, const struct conf *c, const struct replay_options *o, FILE *out) {
+/* Is the line a refused one? Then why. Checks what one line alone cannot:
+ * the time going back. */
+static int check_line(struct replay_state *r, const char *line, size_t len, bool last, struct record_event *ev,
+                      char *why, size_t size) {
+        if (strlen(line) != len) {
+                snprintf(why, size, "a NUL byte");
+                return -EINVAL;
+        }
+        if (last) {
+                snprintf(why, size, "the last line has no newline (cut off?)");
+                return -EINVAL;
+        }
+        if (record_parse_line(line, ev, why, size) < 0)
+                return -EINVAL;
+        if (r->have_time && ev->now < r->time && !(ev->type == RECORD_INIT && ev->now == 0)) {
+                snprintf(why, size, "time goes back, from %" PRIu64 " to %" PRIu64, r->time, ev->now);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int replay_stream(FILE *in, const char *path, const struct conf *c, const struct replay_options *o, FILE *out) {
         struct replay_state r = { .conf = c };
-        char *line = NULL, *f[12];
+        FILE *err = o->err ? o->err : stderr;
+        struct record_event ev;
+        char *line = NULL, why[256];
         size_t size = 0;
         unsigned lineno = 0;
         ssize_t len;
-        FILE *in;
         int ret = 0;
 
-        in = fopen(path, "re");
-        if (!in) {
-                fprintf(stderr, "zswap-tuned: %s: %s\n", path, err_str(-errno));
-                return 2;
-        }
         params_from_conf(c, &r.p);
         policy_init(&r.st, KNOB_UNSET, KNOB_UNSET);
         while ((len = getline(&line, &size, in)) >= 0) {
+                bool no_newline = !(len > 0 && line[len - 1] == '\n');
+
                 lineno++;
-                if (len > 0 && line[len - 1] == '\n')
+                if (!no_newline)
                         line[--len] = '\0';
-                if (line[0] == '#' || line[0] == '\0')
+                if ((line[0] == '#' || line[0] == '\0') && strlen(line) == (size_t) len && !no_newline)
                         continue;
-                unsigned n = fields(line, f, ELEMENTSOF(f));
-                if (n < 2 || strlen(f[0]) != 1 || !apply_line(&r, f, n, o, out, path, lineno)) {
-                        fprintf(stderr, "zswap-tuned: %s:%u: not a line of a recording\n", path, lineno);
+                if (check_line(&r, line, (size_t) len, no_newline, &ev, why, sizeof(why)) < 0) {
+                        fprintf(err, "zswap-tuned: %s:%u: %s\n", path, lineno, why);
+                        if (o->lenient) {
+                                r.sum.skipped++;
+                                continue;
+                        }
                         ret = 2;
                         break;
                 }
+                r.time = ev.now;
+                r.have_time = true;
+                apply_event(&r, &ev, o, out, path, lineno);
+        }
+        if (ret == 0 && ferror(in)) {
+                fprintf(err, "zswap-tuned: %s: %s\n", path, err_str(-errno));
+                ret = 2;
         }
         free(line);
-        fclose(in);
         if (ret)
                 return ret;
-        print_summary(&r.sum, out);
+        print_summary(&r.sum, r.started, o->lenient, out);
         if (o->verify) {
                 fprintf(out, "verify: %u of the recorded decisions differ\n", r.sum.differences);
                 return r.sum.differences ? 1 : 0;
         }
         return 0;
+}
+
+int replay(const char *path, const struct conf *c, const struct replay_options *o, FILE *out) {
+        FILE *in = fopen(path, "re");
+        int r;
+
+        if (!in) {
+                fprintf(o->err ? o->err : stderr, "zswap-tuned: %s: %s\n", path, err_str(-errno));
+                return 2;
+        }
+        r = replay_stream(in, path, c, o, out);
+        fclose(in);
+        return r;
 }

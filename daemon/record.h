@@ -16,16 +16,22 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "conf.h"
 #include "policy.h"
 
 struct recorder {
-        FILE *f;                /* NULL: not recording */
+        bool on;                /* false: not recording (never opened, or stopped by a write error) */
+        int fd;
+        char *path;
 };
 
-/* Append to path (created 0644 if missing, never through a symlink). */
+/* Append to path (created 0644 if missing, never through a symlink; anything
+ * but a regular file, a FIFO included, is -ENOTREGULAR without blocking).
+ * Each line goes out with one write(2); on the first failed write the
+ * partial line is cut off, the error logged once, and recording stops. */
 int record_open(struct recorder *r, const char *path);
 void record_close(struct recorder *r);
 void record_init(struct recorder *r, uint64_t now, knob_value current, knob_value original);
@@ -35,11 +41,53 @@ void record_outside(struct recorder *r, uint64_t now, knob_value actual, bool ba
 void record_failed(struct recorder *r, uint64_t now, knob_value actual);
 void record_resume(struct recorder *r, uint64_t now);
 
+/* One line of a recording, as data. */
+typedef enum {
+        RECORD_INIT = 'I',
+        RECORD_SAMPLE = 'S',
+        RECORD_DECISION = 'D',
+        RECORD_OUTSIDE = 'O',
+        RECORD_FAILED = 'F',
+        RECORD_RESUME = 'R',
+} record_type;
+
+struct record_event {
+        record_type type;
+        uint64_t now;
+        knob_value current, original;   /* I */
+        struct policy_sample sample;    /* S (sample.now == now) */
+        knob_value set, knob;           /* D */
+        policy_mode mode;
+        policy_reason reason;
+        double batch_cap;
+        policy_held held;
+        knob_value actual;              /* O, F */
+        bool baseline_follows;          /* O */
+};
+
+/* Longer than any line record_format_event() writes. */
+#define RECORD_LINE_MAX 512
+
+/* The line for ev, '\n' included, into buf; the length, as snprintf(). */
+int record_format_event(const struct record_event *ev, char *buf, size_t size);
+/* One line (without its '\n'; not a comment) into *ev, zeroed first. Strict:
+ * the exact field count of its type, no empty field, integers in decimal and
+ * in range, numbers finite and decimal (-?D+(.D+)?(e[+-]D+)?: no "nan",
+ * "inf", hex, "+", spaces). 0, or -EINVAL with the reason in why. */
+int record_parse_line(const char *line, struct record_event *ev, char *why, size_t why_size);
+
 struct replay_options {
         bool verify;            /* compare with the recorded decisions; exit 1 on a difference */
         bool quiet;             /* the summary only */
+        bool lenient;           /* skip the lines that are refused (each said), count them */
+        FILE *err;              /* where refused lines are said; NULL: stderr */
 };
 /* Run the policy with c over the recording at path; print the decisions that
  * change something and a summary. 0, 1 (verify: a decision differs), or 2
- * (the file cannot be read or parsed, said with FILE:LINE). */
+ * (the file cannot be read, or a line is refused and not lenient: said as
+ * FILE:LINE: reason, on stderr; no summary). Times must not go back, except
+ * at "I,0", which every start of the daemon writes first: a restarted
+ * daemon appends its run (after a reboot, CLOCK_MONOTONIC starts again). */
 int replay(const char *path, const struct conf *c, const struct replay_options *o, FILE *out);
+/* The same on a stream already open, named path in messages. */
+int replay_stream(FILE *in, const char *path, const struct conf *c, const struct replay_options *o, FILE *out);

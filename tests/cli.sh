@@ -99,6 +99,20 @@ kill -TERM "$PID"; wait "$PID"; PID=
 check "--dry-run logs what it would do" grep -q "Would set shrinker_enabled=N" "$W/log4"
 check "--dry-run leaves the knob alone" test "$(knob)" = Y
 
+# --record on a FIFO: refused at once, not blocked in open(2) waiting for a
+# reader with the signals already blocked (issue 22, finding 6). timeout
+# ends it if it hangs (and SIGKILLs it 2 s later: SIGTERM was blocked).
+mkfifo "$W/fifo"
+timeout -k 2 10 "${RUN[@]}" -c "$W/off.conf" --record "$W/fifo" 2>"$W/log8"; rc=$?
+check "--record on a FIFO without a reader is refused at once (exit 1, not hung: $rc)" test $rc -eq 1
+check "... saying it is not a regular file" grep -qF -- "--record=$W/fifo: not a regular file" "$W/log8"
+check "... and the knob is left alone" test "$(knob)" = Y
+exec 3<>"$W/fifo"
+timeout -k 2 10 "${RUN[@]}" -c "$W/off.conf" --record "$W/fifo" 2>"$W/log8"; rc=$?
+exec 3>&-
+check "... and with a reader too, before writing to it (exit $rc)" bash -c \
+	"test $rc -eq 1 && grep -qF -- '--record=$W/fifo: not a regular file' '$W/log8'"
+
 # status, metrics, --record, replay and plot.
 run status >"$W/st0"; rc=$?
 check "status without a daemon exits 3" test $rc -eq 3
@@ -251,7 +265,91 @@ check "... and --verify says the decisions differ (exit 1)" test $rc -eq 1
 echo 'S,garbage' >"$W/bad.rec"
 "$ZT" replay "$W/bad.rec" 2>"$W/rp3"; rc=$?
 check "replay of a file that is not a recording exits 2 with FILE:LINE" bash -c \
-	"test $rc -eq 2 && grep -qF '$W/bad.rec:1: not a line of a recording' '$W/rp3'"
+	"test $rc -eq 2 && grep -qF '$W/bad.rec:1: S line: 2 fields, expected 10' '$W/rp3'"
+
+# replay is strict (issue 22, finding 10): each of these lines is refused
+# with FILE:LINE: why, exit 2, no summary; --lenient skips and counts them.
+GOOD=('# zswap-tuned recording 1' 'I,0,1,1' 'S,1000000,0,0,0,0,10,1000,0,0' 'D,1000000,-1,1,0,0,-1,0')
+bad_line() { # NAME LINE WHY
+	printf '%s\n' "${GOOD[@]}" "$2" 'S,9000000,1,0,0,0,10,1000,0,0' >"$W/$1.rec"
+	"$ZT" replay "$W/$1.rec" >"$W/$1.out" 2>"$W/$1.err"; rc=$?
+	check "replay refuses $2 with FILE:LINE: why (exit 2: $rc)" bash -c \
+		"test $rc -eq 2 && grep -qxF 'zswap-tuned: $W/$1.rec:5: $3' '$W/$1.err' && ! grep -q summary '$W/$1.out'"
+}
+bad_line nan 'S,2000000,1,nan,1,0,10,1000,0,0' 'field 4 (pressure): "nan" is not a finite decimal number'
+bad_line inf 'S,2000000,1,0,1,0,inf,1000,0,0' 'field 7 (pool): "inf" is not a finite decimal number'
+bad_line hex 'S,2000000,1,0x10,1,0,10,1000,0,0' 'field 4 (pressure): "0x10" is not a finite decimal number'
+bad_line back 'S,999999,1,0,1,0,10,1000,0,0' 'time goes back, from 1000000 to 999999'
+bad_line empty 'S,100,,1,1,0,10,1000,0,0' 'S line: field 3 is empty'
+bad_line hexint 'D,2000000,-1,0x1,0,0,-1,0' 'field 4 (knob): "0x1" is not a decimal integer from -1 to 1'
+bad_line range 'D,2000000,-1,1,3,0,-1,0' 'field 5 (mode): "3" is not a decimal integer from 0 to 2'
+printf '%s\n' "${GOOD[@]}" 'S,2000000,1,nan,1,0,10,1000,0,0' 'S,2000000,1,0,1,0,inf,1000,0,0' \
+	'S,2000000,1,0x10,1,0,10,1000,0,0' 'S,999999,1,0,1,0,10,1000,0,0' 'S,100,,1,1,0,10,1000,0,0' \
+	'S,3000000,0,1e-05,0,0,10,1000,0,0' >"$W/all.rec"
+printf 'S,4000000,1,0,0,0,10' >>"$W/all.rec" # cut off: no newline
+"$ZT" replay "$W/all.rec" --lenient >"$W/all.out" 2>"$W/all.err"; rc=$?
+check "replay --lenient skips the refused lines (exit $rc)" test $rc -eq 0
+check "... says each with FILE:LINE" bash -c "test \$(grep -c '^zswap-tuned: $W/all.rec:[0-9]*: ' '$W/all.err') -eq 6 &&
+	grep -qF '$W/all.rec:11: the last line has no newline (cut off?)' '$W/all.err'"
+check "... and counts them in the summary" grep -qxF 'summary: 6 refused lines skipped (--lenient)' "$W/all.out"
+check "... with the good ones replayed" grep -qE '^summary: 2 samples over 2.0 s' "$W/all.out"
+printf '%s\n' "${GOOD[@]}" 'S,2000000,0,0,0,0,10,1000,0,0' 'I,0,1,1' 'S,500000,0,0,0,0,10,1000,0,0' \
+	'S,1500000,0,0,0,0,10,1000,0,0' >"$W/restart.rec"
+"$ZT" replay "$W/restart.rec" >"$W/restart.out" 2>&1; rc=$?
+check "replay takes the I,0 of a restarted daemon appending as a new run" bash -c \
+	"test $rc -eq 0 && grep -qE '^summary: 4 samples over 2.0 s' '$W/restart.out'"
+
+# A recording that cannot be written (issue 22, finding 7): RLIMIT_FSIZE,
+# with SIGXFSZ ignored, makes write(2) fail with EFBIG (no root needed); the
+# log goes through a pipe, which the limit does not apply to.
+printf '[Pressure]\nHoldSec=1\n[Pool]\nSampleMs=100\nMinSampleMs=100\n[Flips]\nMinDwellSec=0\n' >"$W/fast.conf"
+(ulimit -f 2; trap '' XFSZ; exec "${RUN[@]}" -c "$W/fast.conf" --log-level=debug --record "$W/full.rec") \
+	2> >(exec cat >"$W/log9") & PID=$!
+wait_for_line "$W/log9" 'Started \(pid'
+pressure & GEN=$!
+wait_for_line "$W/log9" 'recording stopped' 30
+l=$(wc -l <"$W/log9")
+check "when the recording cannot be written, the daemon keeps sampling" bash -c \
+	"timeout 10 grep -m3 -c 'sample:' <(tail -n +$((l + 1)) -F '$W/log9') >/dev/null && kill -0 $PID"
+kill "$GEN"; wait "$GEN" 2>/dev/null; GEN=
+check "... the error is logged once, with the file name and the error" \
+	test "$(grep -cF -- "--record=$W/full.rec: File too large; recording stopped" "$W/log9")" -eq 1
+check "... the recording ends in a whole line" test "$(tail -c 1 "$W/full.rec" | od -An -tx1 | tr -d ' ')" = 0a
+"$ZT" replay "$W/full.rec" -c "$W/fast.conf" --verify >"$W/rp4" 2>&1; rc=$?
+check "... which replays, every line good, every decision again (exit $rc)" bash -c \
+	"test $rc -eq 0 && grep -q 'verify: 0 of the recorded decisions differ' '$W/rp4'"
+kill -TERM "$PID"; wait "$PID"; rc=$?; PID=
+check "... and SIGTERM still exits 0" test $rc -eq 0
+
+# plot, with a stand-in for gnuplot that does with "set output" what gnuplot
+# does: a pipe to the command for "|command", else the file (issue 22,
+# finding 9). FAKE_GNUPLOT_EXIT=1: it fails after writing part of the file.
+mkdir -p "$W/bin"
+cat >"$W/bin/gnuplot" <<'GNUPLOT'
+#!/bin/bash
+out=$(sed -n "s/^set output '\(.*\)'$/\1/p" "$1")
+echo "$out" >>"$FAKE_GNUPLOT_LOG"
+case $out in '|'*) sh -c "${out#|}" </dev/null ;; *) printf '\211PNG partial' >"$out" ;; esac
+exit "${FAKE_GNUPLOT_EXIT:-0}"
+GNUPLOT
+chmod +x "$W/bin/gnuplot"
+fplot() { PATH="$W/bin:$PATH" FAKE_GNUPLOT_LOG="$W/gnuplot.log" "$ZT" plot "$@"; }
+fplot "$W/rec" -o "|touch $W/pwned" 2>"$W/pl1"; rc=$?
+check "plot -o '|command' is refused (exit $rc) and runs nothing" bash -c \
+	"test $rc -eq 1 && test ! -e '$W/pwned' -a ! -e '$W/gnuplot.log' && grep -qF 'starting with \"|\"' '$W/pl1'"
+FAKE_GNUPLOT_EXIT=1 fplot "$W/rec" -o "$W/fail.png" 2>"$W/pl2"; rc=$?
+check "when gnuplot fails, plot exits 1 and leaves no PNG, partial or temporary" bash -c \
+	"test $rc -eq 1 && test ! -e '$W/fail.png' && test -z \"\$(find '$W' -maxdepth 1 -name '.fail.png.*')\""
+grep -v '^D,' "$W/rec" >"$W/nodecisions.rec"
+rm -f "$W/gnuplot.log"
+fplot "$W/nodecisions.rec" -o "$W/nod.png" 2>"$W/pl3"; rc=$?
+check "a recording without decisions: exit 1, said, no PNG, gnuplot not run" bash -c \
+	"test $rc -eq 1 && grep -qF '$W/nodecisions.rec: no decisions to draw' '$W/pl3' &&
+	test ! -e '$W/nod.png' -a ! -e '$W/gnuplot.log'"
+fplot "$W/rec" -o "$W/ok.png"; rc=$?
+check "plot renames gnuplot's temporary file into place" bash -c \
+	"test $rc -eq 0 && test -s '$W/ok.png' && test -z \"\$(find '$W' -maxdepth 1 -name '.ok.png.*')\" &&
+	grep -q '^$W/\\.ok\\.png\\.' '$W/gnuplot.log'"
 if command -v gnuplot >/dev/null; then
 	"$ZT" plot "$W/rec" -o "$W/rec.png"
 	check "plot draws a PNG" bash -c "head -c 8 '$W/rec.png' | od -An -c | grep -q 'P   N   G'"
