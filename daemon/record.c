@@ -314,6 +314,11 @@ int record_parse_line(const char *line, struct record_event *ev, char *why, size
                 in->stores = b;
                 in->pool_state = (policy_pool_state) c;
                 in->n_batch = (unsigned) nb;
+                /* not recorded, and no recorded decision depends on them:
+                 * armed triggers (only when to sample next) and the page
+                 * size (only the cap in bytes) */
+                in->triggers_armed = true;
+                in->page_size = 0;
                 return 0;
         }
         case RECORD_DECISION:
@@ -353,6 +358,7 @@ struct summary {
         uint64_t mode_usec[MODE_PROTECT + 1];
         uint64_t at_95_usec, at_limit_usec;
         unsigned flips[POLICY_REASONS];
+        unsigned retries;               /* knob writes that are not flips (stats.h) */
         unsigned differences;
         unsigned skipped;
         double cap_min, cap_max;
@@ -369,6 +375,8 @@ static void print_summary(const struct summary *s, bool started, bool lenient, F
         for (int i = 0; i < POLICY_REASONS; i++)
                 if (s->flips[i])
                         fprintf(out, ", %u %s", s->flips[i], policy_reason_to_string((policy_reason) i));
+        if (s->retries)
+                fprintf(out, "; %u other knob writes (retries, the start)", s->retries);
         fputc('\n', out);
         for (int i = 0; i <= MODE_PROTECT; i++)
                 fprintf(out, "summary: %s %.1f s (%.0f%%)\n", policy_mode_to_human((policy_mode) i),
@@ -400,26 +408,22 @@ static void apply_event(struct replay_state *r, const struct record_event *ev, c
 
         switch (ev->type) {
         case RECORD_INIT: {
-                knob_value a = ev->current, base;
+                struct policy_decision d;
 
                 if (now == 0 && r->started) {
                         /* a daemon (re)started, appending: a new run */
                         r->sum.span_usec += r->sum.last - r->sum.first;
                         r->started = false;
                 }
-                base = r->conf->baseline == BASELINE_ON    ? KNOB_ON
-                       : r->conf->baseline == BASELINE_OFF ? KNOB_OFF
-                                                           : ev->original;
-                if (a == KNOB_UNSET)
-                        base = KNOB_UNSET;
-                policy_init(&r->st, a, base);
-                if (a != base) {
-                        r->st.knob = base;
-                        r->sum.flips[REASON_NONE]++;
+                /* the daemon's own start (steer_start()), so that replay
+                 * matches it by construction */
+                policy_start(&r->p, &r->st, ev->current, ev->original, &d);
+                if (d.set != KNOB_UNSET) {
+                        r->sum.retries++;
                         if (!o->quiet)
-                                fprintf(out, "%10.3f s  set %s: baseline at start\n",
+                                fprintf(out, "%10.3f s  set %s: baseline at start (%s)\n",
                                         r->started ? (double) (now - r->sum.first) / USEC_PER_SEC : 0.0,
-                                        knob_to_string(base));
+                                        knob_to_string(d.set), d.text);
                 }
                 r->have_d = false;
                 return;
@@ -443,8 +447,10 @@ static void apply_event(struct replay_state *r, const struct record_event *ev, c
                 policy_decide(&r->p, &r->st, in, &r->d);
                 r->in = *in;
                 r->have_d = r->have_in = true;
-                if (r->d.set != KNOB_UNSET)
+                if (r->d.flip)
                         r->sum.flips[r->d.reason]++;
+                else if (r->d.set != KNOB_UNSET)
+                        r->sum.retries++;
                 if (r->d.batch_cap >= 0) {
                         r->sum.cap_min = r->sum.capped && r->sum.cap_min < r->d.batch_cap ? r->sum.cap_min : r->d.batch_cap;
                         r->sum.cap_max = r->sum.capped && r->sum.cap_max > r->d.batch_cap ? r->sum.cap_max : r->d.batch_cap;
@@ -472,7 +478,7 @@ static void apply_event(struct replay_state *r, const struct record_event *ev, c
                 }
                 return;
         case RECORD_OUTSIDE:
-                policy_knob_changed_outside(&r->p, &r->st, ev->actual, r->conf->baseline == BASELINE_STARTUP, now);
+                policy_knob_changed_outside(&r->p, &r->st, ev->actual, r->p.baseline == POLICY_BASELINE_STARTUP, now);
                 return;
         case RECORD_FAILED:
                 policy_sync_knob(&r->st, ev->actual);

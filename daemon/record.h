@@ -7,7 +7,7 @@
  * times in microseconds (CLOCK_MONOTONIC), knob values -1/0/1:
  *
  *   # zswap-tuned recording 1
- *   I,now,current,original                policy_init at start or reload
+ *   I,now,current,original                policy_start() at start or reload
  *   S,now,pressure_valid,pressure,stores,pool_state,pool,limit_bytes,n_batch,batch
  *   D,now,set,knob,mode,reason,batch_cap,held          the decision for that sample
  *   O,now,actual,baseline_follows         someone else wrote the knob
