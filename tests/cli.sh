@@ -11,15 +11,8 @@ GEN=
 cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; [ -n "$GEN" ] && kill "$GEN" 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
 
-P=$W/root/sys/module/zswap/parameters
-mkdir -p "$P" "$W/root/proc/pressure" "$W/root/proc/self" "$W/run"
-echo Y > "$P/enabled"; echo 20 > "$P/max_pool_percent"; echo Y > "$P/shrinker_enabled"
-echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=0" > "$W/root/proc/pressure/memory"
-printf 'MemTotal: 1000000 kB\nZswap: 1000 kB\nZswapped: 3000 kB\n' > "$W/root/proc/meminfo"
-printf 'pswpout 0\nzswpout 0\nzswpwb 0\n' > "$W/root/proc/vmstat"
-printf 'Filename Type Size Used Priority\n' > "$W/root/proc/swaps"
-echo "0::/" > "$W/root/proc/self/cgroup"
-knob() { cat "$P/shrinker_enabled"; }
+fake_tree "$W"
+mkdir -p "$W/run"
 RUN=("$ZT" --root "$W/root" --state-dir "$W/run")
 run() { "${RUN[@]}" "$@"; }
 # json NAME ARGS...: run ARGS (a "status --json"), its stdout kept as
