@@ -16,6 +16,7 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats  # noqa: E402
+from summarize import fmt  # noqa: E402  (one number format for both beds)
 
 d = sys.argv[1]
 allrows = list(csv.DictReader(open(os.path.join(d, 'results.csv'))))
@@ -62,17 +63,6 @@ def num(x):
         return float(x)
     except (TypeError, ValueError):
         return None
-
-
-def fmt(v):
-    if v is None:
-        return '-'
-    a = abs(v)
-    if a >= 1000:
-        return f'{v:.0f}'
-    if a >= 10:
-        return f'{v:.1f}'
-    return f'{v:.2f}'
 
 
 def ordered(key):
