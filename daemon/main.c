@@ -9,13 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit-code.h"
 #include "log.h"
 #include "manager.h"
 #include "plot.h"
 #include "publish.h"
 #include "record.h"
-#include "exit-code.h"
 #include "restore.h"
+#include "snapshot.h"
 #include "status.h"
 #include "util.h"
 
@@ -187,6 +188,14 @@ static int run_command(struct manager *m, int argc, char *argv[]) {
         return EXIT_USAGE;
 }
 
+/* Was --json given, even if the command line is wrong otherwise? */
+static bool json_asked(int argc, char *argv[]) {
+        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+                if (strcmp(argv[i], "--json") == 0)
+                        return true;
+        return false;
+}
+
 int main(int argc, char *argv[]) {
         struct manager m;
         char err[1024];
@@ -195,13 +204,15 @@ int main(int argc, char *argv[]) {
         log_open();
         manager_init(&m);
         r = parse_argv(argc, argv, &m);
-        if (r >= 0)
-                return r;
-        if (optind < argc) {
+        if (r < 0 && optind < argc) {
                 r = run_command(&m, argc - optind, argv + optind);
                 manager_free(&m);
-                return r;
         }
+        /* --json promises JSON on stdout whatever the exit status */
+        if (r == EXIT_USAGE && json_asked(argc, argv))
+                snapshot_json_not_running(STATUS_ERROR_USAGE, "invalid command line (see --help)", stdout);
+        if (r >= 0)
+                return r;
 
         if (arg_restore) {
                 /* a killed instance's metrics would go on saying what it did:

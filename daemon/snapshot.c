@@ -21,7 +21,7 @@ static const char *const warning_text[] = {
 static const char *const held_names[] = { "none", "min-dwell", "max-per-minute" };
 static const char *const held_text[] = { "", "less than Flips.MinDwellSec since the last flip",
                                          "Flips.MaxPerMinute reached" };
-static const char *const error_names[] = { "no-status", "stale", "invalid", "permission" };
+static const char *const error_names[] = { "no-status", "stale", "invalid", "permission", "usage" };
 
 const char *snapshot_held_to_string(policy_held h) {
         return (unsigned) h < ELEMENTSOF(held_names) ? held_names[h] : "none";
@@ -372,7 +372,8 @@ void snapshot_json(const struct snapshot *s, FILE *f) {
 
 void snapshot_json_not_running(status_error e, const char *message, FILE *f) {
         fprintf(f, "{\"schema\":%d,\"running\":%s,\"error\":\"%s\",\"message\":", SNAPSHOT_JSON_SCHEMA,
-                e == STATUS_ERROR_PERMISSION ? "null" : "false", status_error_to_string(e));
+                e == STATUS_ERROR_PERMISSION || e == STATUS_ERROR_USAGE ? "null" : "false",
+                status_error_to_string(e));
         snapshot_json_string(f, message);
         fputs("}\n", f);
 }

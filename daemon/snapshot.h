@@ -36,6 +36,7 @@ typedef enum {
         STATUS_ERROR_STALE,       /* the file's writer is gone (SIGKILL, before --restore) */
         STATUS_ERROR_INVALID,     /* a file that cannot be read as a status file */
         STATUS_ERROR_PERMISSION,  /* not allowed to read it: running or not, unknown */
+        STATUS_ERROR_USAGE,       /* the command line is wrong (exit 2): nothing was looked at */
 } status_error;
 const char *status_error_to_string(status_error e); /* "no-status", ... */
 

@@ -163,6 +163,10 @@ check "status --json without permission to read it: exit 4, running null, error 
 import json; d = json.load(open('$W/json/permission.json'))
 assert $rc == 4 and d['running'] is None and d['error'] == 'permission', d"
 check "... and says why on stderr" grep -q 'cannot read .*: Permission denied (run as root)' "$W/hand/err"
+json usage "$ZT" --state-dir "$W/hand" status --json --bogus 2>"$W/usage.err"; rc=$?
+check "status --json with a bad option: exit 2, JSON on stdout, error usage" python3 -c "
+import json; d = json.load(open('$W/json/usage.json'))
+assert $rc == 2 and d['running'] is None and d['error'] == 'usage', d"
 mkdir -p "$W/prom"
 # a batch cgroup, and the incompressible pages of Linux 6.18+ (status reads them live)
 B=$W/root/sys/fs/cgroup/batch.slice
