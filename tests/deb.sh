@@ -17,8 +17,13 @@
 #      the catalog's text for that flip (systemd's dpkg trigger compiled it);
 #   6. "apt-get purge -y zswap-tuned": the unit is stopped, the knob is back
 #      at its original value, /etc/zswap-tuned.conf and the unit's enablement
-#      are gone.
-# Steps 4-6 hold the kernel test lock, and every zswap parameter is saved
+#      are gone;
+#   7. the package's autopkgtest (debian/tests) in the same booted tree, with
+#      autopkgtest-virt-null there (autopkgtest is installed into the tree's
+#      overlay, its .debs cached in $APT_CACHE): it installs the .deb again,
+#      starts the unit, reads "zswap-tuned status --json" and purges; the
+#      knob is back at its original value afterwards. Never on this host.
+# Steps 4-7 hold the kernel test lock, and every zswap parameter is saved
 # first and restored in the EXIT trap, which also tears the container down.
 #
 # Needs root, dpkg-dev, debhelper, lintian, the build dependencies, mmdebstrap
@@ -45,6 +50,7 @@ abs_top_builddir=${abs_top_builddir:-$abs_top_srcdir}
 . "$here/systemd/lib.sh"
 
 UNIT=zswap-tuned.service
+APT_CACHE=/var/tmp/zswap-tuned-deb-autopkgtest
 KNOB=$ZT_ZP/shrinker_enabled
 FLIP_ID=5b0c2a4e6f8d4c1f9e3a7b2d1c0e9f84
 T_START=$SECONDS
@@ -228,10 +234,47 @@ purged() {
 	return "$rc"
 }
 
+# The autopkgtest, run by autopkgtest-virt-null inside the booted container:
+# a testbed with systemd as PID 1 and the real knob, as its Restrictions
+# (needs-root, isolation-container, breaks-testbed) ask. Its apt downloads
+# are kept in $APT_CACHE between runs. The null runner cannot revert a
+# testbed (breaks-testbed): this one is an overlay on a tmpfs, thrown away
+# after the test, so that restriction is ignored here.
+autopkgtest_null() {
+	local t0=$SECONDS rc=0 a=/srv/zt-autopkgtest out
+	mkdir -p "$APT_CACHE" "$ROOT$a/src" && cp "$DEB" "$ROOT$a/" && cp -a "$W/src/debian" "$ROOT$a/src/" || return 1
+	find "$APT_CACHE" -maxdepth 1 -name '*.deb' -exec cp -t "$ROOT/var/cache/apt/archives/" {} + 2>/dev/null
+	if ! { C apt-get -q update && C apt-get -q install -y --no-install-recommends autopkgtest; } >"$W/autopkgtest-install.log" 2>&1; then
+		diag "installing autopkgtest in the tree failed:"
+		tail -n 20 "$W/autopkgtest-install.log" | indent
+		return 1
+	fi
+	find "$ROOT/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -nt "$APT_CACHE/" {} + 2>/dev/null
+	diag "autopkgtest installed in the tree in $((SECONDS - t0)) s"
+	t0=$SECONDS
+	C env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
+		timeout 600 autopkgtest --ignore-restrictions=breaks-testbed --output-dir "$a/out" "$a/${DEB##*/}" "$a/src/" -- null \
+		>"$W/autopkgtest.log" 2>&1 || rc=$?
+	diag "autopkgtest took $((SECONDS - t0)) s and exited $rc; its summary:"
+	[ -f "$ROOT$a/out/summary" ] && indent <"$ROOT$a/out/summary"
+	if [ "$rc" != 0 ] || ! grep -qE '^service +PASS' "$ROOT$a/out/summary" 2>/dev/null; then
+		diag "autopkgtest's output:"
+		tail -n 40 "$W/autopkgtest.log" | indent
+		return 1
+	fi
+	out=$(grep -E '^(status --json|purged): ' "$ROOT$a/out/service-stdout" 2>/dev/null)
+	[ -n "$out" ] && indent <<<"$out"
+	knob_is "$ORIG" || { diag "after the autopkgtest the knob is $(cat "$KNOB"), not its original $ORIG"; return 1; }
+	C dpkg-query -W -f '${Status}\n' zswap-tuned 2>/dev/null | grep -q '^install ok installed$' &&
+		{ diag "the autopkgtest left zswap-tuned installed"; return 1; }
+	return 0
+}
+
 if check "apt-get install ./${DEB##*/} in a clean Debian $DEB_SUITE tree; /etc/zswap-tuned.conf a conffile" install_deb &&
 	check "booted: the unit is enabled and active, and set the knob to $WANT (Baseline=$BASELINE)" booted_running; then
 	check "journalctl -x shows the catalog's text for the flip" catalog_shown
-	check "apt-get purge: unit stopped, knob back at $ORIG, conffile and enablement gone" purged
+	check "apt-get purge: unit stopped, knob back at $ORIG, conffile and enablement gone" purged &&
+		check "autopkgtest (debian/tests) in the booted tree with autopkgtest-virt-null: PASS, knob back at $ORIG" autopkgtest_null
 fi
 diag "tests/deb.sh took $((SECONDS - T_START)) s"
 finish
