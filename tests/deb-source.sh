@@ -170,10 +170,11 @@ export LC_ALL=C DEBIAN_FRONTEND=noninteractive
 cd /build
 t0=$(date +%s)
 apt-get -q update >/build/apt.log 2>&1 || { tail -n 20 /build/apt.log; exit 1; }
-echo "# packages before build-dep: $(dpkg-query -W -f "." | wc -c)"
+echo "# packages before build-dep: $(dpkg-query -W -f "." | wc -c) (apt-get update: $(($(date +%s) - t0)) s)"
+t0=$(date +%s)
 apt-get -q -y -o APT::Install-Recommends=false build-dep "./$1" >>/build/apt.log 2>&1 ||
 	{ tail -n 30 /build/apt.log; exit 1; }
-echo "# packages after build-dep: $(dpkg-query -W -f "." | wc -c) (apt-get update and build-dep: $(($(date +%s) - t0)) s)"
+echo "# packages after build-dep: $(dpkg-query -W -f "." | wc -c) (build-dep: $(($(date +%s) - t0)) s)"
 chown -R nobody: /build
 t0=$(date +%s)
 setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/build sh -c "
@@ -185,21 +186,23 @@ echo "# dpkg-buildpackage took $(($(date +%s) - t0)) s"
 CHROOT_DEB=
 chroot_build() {
 	local t0=$SECONDS t1 rc
-	mkdir -p "$CHROOT" "$CACHE/archives/partial" || return 1
+	mkdir -p "$CHROOT" "$CACHE/archives/partial" "$CACHE/lists/partial" || return 1
 	tar -xf "$BASE" -C "$CHROOT" || { diag "cannot unpack $BASE"; return 1; }
 	mkdir -p "$CHROOT/build" && cp "$W/src/$DSC" "$W/src/$ORIG" "$W/src/${SRC}_${VERSION#*:}".debian.tar.* "$CHROOT/build/" ||
 		return 1
 	cp -L /etc/resolv.conf "$CHROOT/etc/resolv.conf" 2>/dev/null
 	t1=$SECONDS
-	# Its own mount namespace: /proc, /dev and the shared apt cache are gone
-	# with it. No /sys: nothing in there can reach the zswap knob.
+	# Its own mount namespace: /proc, /dev and apt's cached downloads and
+	# package lists (kept in $CACHE between runs) are gone with it. No /sys:
+	# nothing in there can reach the zswap knob.
 	timeout 1800 unshare --mount --propagation private -- sh -c '
 		set -e
-		c=$1 archives=$2; shift 2
+		c=$1 cache=$2; shift 2
 		mount -t proc proc "$c/proc"
 		mount --rbind /dev "$c/dev"
-		mount --bind "$archives" "$c/var/cache/apt/archives"
-		exec chroot "$c" sh -c "$@"' sh "$CHROOT" "$CACHE/archives" "$IN_CHROOT" sh "$DSC" \
+		mount --bind "$cache/archives" "$c/var/cache/apt/archives"
+		mount --bind "$cache/lists" "$c/var/lib/apt/lists"
+		exec chroot "$c" sh -c "$@"' sh "$CHROOT" "$CACHE" "$IN_CHROOT" sh "$DSC" \
 		>"$W/chroot.log" 2>&1 </dev/null
 	rc=$?
 	grep -E '^# packages ' "$W/chroot.log"
