@@ -22,7 +22,11 @@
 # dependencies (for the clean target of -S), mmdebstrap (or the cached
 # tarball) and a Debian mirror. Skips (77) otherwise; with CI=true a skip
 # fails. Prints "ok N - ..." lines and ends with "N passed, N failed".
-# Environment: ZT_DEBIAN_MIRROR as for tests/systemd/run.sh.
+# Environment: ZT_DEBIAN_MIRROR as for tests/systemd/run.sh; ZT_CHROOT_SUITE
+# (bookworm) builds in another suite's chroot, from ZT_CHROOT_MIRROR (for a
+# suite other than bookworm: deb.debian.org), e.g. ZT_CHROOT_SUITE=trixie to
+# check the systemd-dev alternative; ZT_CHROOT_LINTIAN=1 also runs that
+# suite's lintian on the result (which then must show no E: or W:).
 
 # "A && B || fail" is the assertion idiom here.
 # shellcheck disable=SC2015
@@ -35,11 +39,17 @@ abs_top_builddir=${abs_top_builddir:-$abs_top_srcdir}
 # check/finish, and (tests/host.sh) skip.
 # shellcheck source=lib.sh
 . "$here/lib.sh"
-# DEB_SUITE, DEB_MIRROR (the host's apt sources), diag, indent.
+# DEB_SUITE (bookworm), DEB_MIRROR (the host's apt sources), diag, indent.
 # shellcheck source=systemd/lib.sh
 . "$here/systemd/lib.sh"
 
 CACHE=/var/tmp/zswap-tuned-deb-chroot
+SUITE=${ZT_CHROOT_SUITE:-$DEB_SUITE}
+if [ "$SUITE" = "$DEB_SUITE" ]; then
+	MIRROR=${ZT_CHROOT_MIRROR:-$DEB_MIRROR}
+else
+	MIRROR=${ZT_CHROOT_MIRROR:-http://deb.debian.org/debian}
+fi
 BUILD_USER=nobody
 T_START=$SECONDS
 
@@ -142,18 +152,18 @@ check "dpkg-source -x of $DSC gives back the git tree" unpacks_to_tree
 # installable from the mirror.
 base_tarball() {
 	local key tmp
-	key=$( { printf '%s\n' "$DEB_SUITE" buildd "$DEB_MIRROR" "$(dpkg --print-architecture)"
-		[ -f "$DEB_MIRROR" ] && cat "$DEB_MIRROR"; } | sha256sum | cut -c1-12)
-	BASE=$CACHE/$DEB_SUITE-buildd-$key.tar
+	key=$( { printf '%s\n' "$SUITE" buildd "$MIRROR" "$(dpkg --print-architecture)"
+		[ -f "$MIRROR" ] && cat "$MIRROR"; } | sha256sum | cut -c1-12)
+	BASE=$CACHE/$SUITE-buildd-$key.tar
 	[ -s "$BASE" ] && [ -z "$(find "$BASE" -mtime +7)" ] && { diag "base: $BASE (cached)"; return 0; }
 	command -v mmdebstrap >/dev/null || { diag "mmdebstrap is not installed"; return 1; }
-	mkdir -p "$CACHE" && rm -f "$CACHE/$DEB_SUITE-buildd-"*.tar "$CACHE"/*.tmp.* || return 1
+	mkdir -p "$CACHE" && rm -f "$CACHE/$SUITE-buildd-"*.tar "$CACHE"/*.tmp.* || return 1
 	tmp=$BASE.tmp.$$.tar
 	local t0=$SECONDS
-	if ! mmdebstrap --quiet --variant=buildd "$DEB_SUITE" "$tmp" ${DEB_MIRROR:+"$DEB_MIRROR"} \
+	if ! mmdebstrap --quiet --variant=buildd "$SUITE" "$tmp" ${MIRROR:+"$MIRROR"} \
 		</dev/null >"$W/mmdebstrap.log" 2>&1; then
 		rm -f "$tmp"
-		diag "mmdebstrap --variant=buildd $DEB_SUITE failed:"
+		diag "mmdebstrap --variant=buildd $SUITE failed:"
 		tail -n 20 "$W/mmdebstrap.log" | indent
 		return 1
 	fi
@@ -181,12 +191,21 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/build sh -c "
 	dpkg-source -x \"/build/$1\" /build/tree >/build/dpkg-source.log 2>&1 &&
 	cd /build/tree && dpkg-buildpackage -us -uc -b"
 echo "# dpkg-buildpackage took $(($(date +%s) - t0)) s"
+echo "# systemd.pc from $(dpkg -S /usr/share/pkgconfig/systemd.pc 2>/dev/null | cut -d: -f1); the unit at $(dpkg-deb -c /build/zswap-tuned_*_$(dpkg --print-architecture).deb | grep -o "[^ ]*/zswap-tuned.service")"
+if [ -n "${ZT_CHROOT_LINTIAN:-}" ]; then
+	apt-get -q -y -o APT::Install-Recommends=false install lintian >>/build/apt.log 2>&1 ||
+		{ tail -n 30 /build/apt.log; exit 1; }
+	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/build \
+		lintian --fail-on none /build/*.changes /build/*.dsc >/build/lintian.log 2>&1
+	sed "s/^/# lintian $(dpkg-query -W -f "\${Version}" lintian): /" /build/lintian.log
+	echo "# lintian done"
+fi
 '
 
 CHROOT_DEB=
 chroot_build() {
 	local t0=$SECONDS t1 rc
-	mkdir -p "$CHROOT" "$CACHE/archives/partial" "$CACHE/lists/partial" || return 1
+	mkdir -p "$CHROOT" "$CACHE/$SUITE-archives/partial" "$CACHE/$SUITE-lists/partial" || return 1
 	tar -xf "$BASE" -C "$CHROOT" || { diag "cannot unpack $BASE"; return 1; }
 	mkdir -p "$CHROOT/build" && cp "$W/src/$DSC" "$W/src/$ORIG" "$W/src/${SRC}_${VERSION#*:}".debian.tar.* "$CHROOT/build/" ||
 		return 1
@@ -200,12 +219,12 @@ chroot_build() {
 		c=$1 cache=$2; shift 2
 		mount -t proc proc "$c/proc"
 		mount --rbind /dev "$c/dev"
-		mount --bind "$cache/archives" "$c/var/cache/apt/archives"
-		mount --bind "$cache/lists" "$c/var/lib/apt/lists"
-		exec chroot "$c" sh -c "$@"' sh "$CHROOT" "$CACHE" "$IN_CHROOT" sh "$DSC" \
+		mount --bind "$cache-archives" "$c/var/cache/apt/archives"
+		mount --bind "$cache-lists" "$c/var/lib/apt/lists"
+		exec chroot "$c" sh -c "$@"' sh "$CHROOT" "$CACHE/$SUITE" "$IN_CHROOT" sh "$DSC" \
 		>"$W/chroot.log" 2>&1 </dev/null
 	rc=$?
-	grep -E '^# packages ' "$W/chroot.log"
+	grep -E '^# (packages|systemd.pc|lintian) ' "$W/chroot.log"
 	diag "dpkg-buildpackage -b in the chroot: $(sed -n 's/^# dpkg-buildpackage took //p' "$W/chroot.log")"
 	if [ "$rc" != 0 ]; then
 		diag "the build in the chroot failed ($rc):"
@@ -229,11 +248,14 @@ chroot_tests_ran() {
 }
 
 BASE=
-check "a clean Debian $DEB_SUITE buildd tarball (mmdebstrap --variant=buildd, cached in $CACHE)" base_tarball
+check "a clean Debian $SUITE buildd tarball (mmdebstrap --variant=buildd, cached in $CACHE)" base_tarball
 if [ -n "$BASE" ] && [ -s "$BASE" ]; then
 	check "in it, apt-get build-dep ./$DSC and dpkg-buildpackage -b as $BUILD_USER build the .deb" chroot_build
 	[ -z "$CHROOT_DEB" ] ||
 		check "... and the package's make check ran its tests (only root-only ones skipped)" chroot_tests_ran
+	[ -z "$CHROOT_DEB" ] || [ -z "${ZT_CHROOT_LINTIAN:-}" ] ||
+		check "... and $SUITE's lintian on the .deb and the .dsc: no errors, no warnings" \
+			eval 'grep -q "^# lintian done" "$W/chroot.log" && ! grep -qE "^# lintian [^:]*: [EW]: " "$W/chroot.log"'
 fi
 diag "tests/deb-source.sh took $((SECONDS - T_START)) s"
 finish
