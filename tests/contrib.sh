@@ -69,7 +69,7 @@ check "the alerting rules use only metrics the daemon exports" only_known "$RULE
 
 # promtool ARGS...: its output as TAP comments
 promtool() { command promtool "$@" 2>&1 | sed 's/^/# /'; return "${PIPESTATUS[0]}"; }
-if command -v promtool >/dev/null; then
+if type -P promtool >/dev/null; then # (the function above is not the tool)
 	check "promtool check rules: the alerting rules" promtool check rules "$RULES"
 	check "promtool test rules: each alert fires where it should, and only there" promtool test rules "$RULES_TEST"
 	# every dashboard query as a recording rule, Grafana's variables filled in
