@@ -71,7 +71,10 @@ static int lock_machine(struct restore *r) {
         char path[4096], *slash;
         int ret;
 
-        if (kernel_path(r->kernel, RESTORE_MACHINE_LOCK, path, sizeof(path)) < 0)
+        if (r->machine_lock) {
+                if ((size_t) snprintf(path, sizeof(path), "%s", r->machine_lock) >= sizeof(path))
+                        return -ENAMETOOLONG;
+        } else if (kernel_path(r->kernel, RESTORE_MACHINE_LOCK, path, sizeof(path)) < 0)
                 return -ENAMETOOLONG;
         slash = strrchr(path, '/');
         *slash = '\0';

@@ -32,6 +32,8 @@
 
 struct restore {
         const struct kernel *kernel;
+        const char *machine_lock;       /* NULL: RESTORE_MACHINE_LOCK under the root prefix (tests
+                                         * that read the real kernel lock elsewhere) */
         int machine_fd;         /* ROOT/run/zswap-tuned.lock, flock'ed; -1 = not held */
         int dir_fd;             /* the state directory, checked; -1 = none */
         int lock_fd;            /* DIR/lock, flock'ed */

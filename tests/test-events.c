@@ -284,6 +284,11 @@ static void removed_cgroup_trigger_reports_epollerr(void **state) {
         assert_int_equal(sd_event_new(&loop), 0);
         manager_for(e, &m, config);
         kernel_init(&m.kernel, "/");
+        /* the real kernel's PSI, but not the machine's lock: a zswap-tuned
+         * running here (the soak, an installed one) holds that */
+        char lock[600];
+        snprintf(lock, sizeof(lock), "%s/machine.lock", e->state);
+        m.restore.machine_lock = lock;
         if (manager_start(&m, loop) != 0 || !sources_armed(&m.sources)) {
                 manager_free(&m);
                 sd_event_unref(loop);
@@ -299,9 +304,11 @@ static void removed_cgroup_trigger_reports_epollerr(void **state) {
         uint64_t before = m.last_sample;
         while (m.last_sample == before)
                 assert_true(sd_event_run(loop, 5 * USEC_PER_SEC) > 0);
-        /* without a trigger it polls at the sample rate */
-        assert_true(m.sched.idle);
-        assert_int_equal(m.sched.idle_check, m.params.sample_usec);
+        /* without a trigger it polls at the sample rate: idle, its idle
+         * check is the sample interval (the host may be busy: then it
+         * samples at that rate anyway; test-policy.c holds the rule) */
+        if (m.sched.idle)
+                assert_int_equal(m.sched.idle_check, m.params.sample_usec);
         manager_free(&m);
         sd_event_unref(loop);
 }
