@@ -11,7 +11,7 @@
 #include "snapshot.h"
 #include "util.h"
 
-_Static_assert(CONF_MAX_CGROUPS <= SAVED_MAX_CAPS, "every batch cgroup's original must fit in the save file");
+_Static_assert(BATCH_MAX_CGROUPS <= SAVED_MAX_CAPS, "every batch cgroup's original must fit in the save file");
 
 void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list *cgroups, double max_pct) {
         b->n = 0;

@@ -31,7 +31,7 @@ struct batch_cg {
 };
 
 struct batch {
-        struct batch_cg cg[CONF_MAX_CGROUPS];
+        struct batch_cg cg[BATCH_MAX_CGROUPS];
         unsigned n;
         /* the last decision carried out, for a cgroup that comes between samples */
         struct policy_decision last;

@@ -24,7 +24,10 @@ struct conf_list {
         unsigned n;
 };
 
-#define CONF_MAX_MATCHES_DEFAULT 256 /* [Batch] MaxCgroups= */
+/* Batch cgroups capped at once (fixed and followed), and [Batch]
+ * MaxCgroups='s most and default: what the save file holds. */
+#define BATCH_MAX_CGROUPS 256
+#define CONF_MAX_MATCHES_DEFAULT BATCH_MAX_CGROUPS /* [Batch] MaxCgroups= */
 
 /* [Pool] ReleasePercent= when not set: this many points below HighPercent. */
 #define RELEASE_BELOW_HIGH 5

@@ -307,7 +307,7 @@ int record_parse_line(const char *line, struct record_event *ev, char *why, size
                 if (!get_int(&p, 2, "pressure_valid", 0, 1, &a) || !get_double(&p, 3, "pressure", &in->pressure) ||
                     !get_int(&p, 4, "stores", 0, 1, &b) || !get_int(&p, 5, "pool_state", 0, POOL_DISABLED, &c) ||
                     !get_double(&p, 6, "pool", &in->pool) || !get_u64(&p, 7, "limit_bytes", &in->limit_bytes) ||
-                    !get_int(&p, 8, "n_batch", 0, CONF_MAX_CGROUPS, &d) || !get_double(&p, 9, "batch", &in->batch))
+                    !get_int(&p, 8, "n_batch", 0, BATCH_MAX_CGROUPS, &d) || !get_double(&p, 9, "batch", &in->batch))
                         return -EINVAL;
                 nb = (uint64_t) d;
                 in->pressure_valid = a;

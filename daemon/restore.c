@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -151,11 +152,15 @@ void restore_unlock(struct restore *r) {
 
 /* Write what r->save holds (durably), or remove the file when it is empty. */
 static int persist(struct restore *r) {
-        char text[SAVEFILE_MAX];
-        int n = savefile_format(&r->save, text, sizeof(text));
+        _cleanup_(freep) char *text = NULL;
+        int n;
 
         if (r->dir_fd < 0)
                 return -EBADF;
+        text = malloc(SAVEFILE_MAX);
+        if (!text)
+                return -ENOMEM;
+        n = savefile_format(&r->save, text, SAVEFILE_MAX);
         if (n < 0)
                 return n;
         if (n == 0) {
@@ -393,24 +398,27 @@ static void said_removed(unsigned n, const char *dir) {
 }
 
 int restore_leftovers(struct restore *r) {
-        char buf[SAVEFILE_MAX], name[4096 + 32];
+        _cleanup_(freep) char *buf = malloc(SAVEFILE_MAX);
+        char name[4096 + 32];
         ssize_t n;
         int ret;
 
         if (r->dir_fd < 0)
                 return -EBADF;
+        if (!buf)
+                return -ENOMEM;
         said_removed(remove_atomic_temporaries_at(r->dir_fd, SAVEFILE_NAME) +
                      remove_atomic_temporaries_at(r->dir_fd, STATUS_NAME), r->dir);
         /* the status of an instance that could not remove it (SIGKILL) */
         if (unlinkat(r->dir_fd, STATUS_NAME, 0) == 0)
                 log_info("Removed %s/" STATUS_NAME ", left by an instance that was killed", r->dir);
         snprintf(name, sizeof(name), "%s/" SAVEFILE_NAME, r->dir);
-        n = read_full_file_at(r->dir_fd, SAVEFILE_NAME, buf, sizeof(buf));
+        n = read_full_file_at(r->dir_fd, SAVEFILE_NAME, buf, SAVEFILE_MAX);
         if (n == -ENOENT)
                 return 0;
         if (n < 0)
                 return log_error_errno((int) n, "Cannot read %s: %s", name, err_str((int) n));
-        if ((size_t) n >= sizeof(buf) - 1)
+        if ((size_t) n >= SAVEFILE_MAX - 1)
                 return log_error_errno(-E2BIG, "Ignoring %s: too large to be one zswap-tuned wrote", name);
         log_notice("Found %s, left by an instance that was killed: putting back what it changed", name);
         ret = parse_savefile(buf, name, &r->save);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -42,15 +43,17 @@ static const char *parse_cap(char *v, struct saved *s) {
 }
 
 int parse_savefile(const char *buf, const char *name, struct saved *s) {
-        char copy[SAVEFILE_MAX];
+        char *copy;
         unsigned line = 0, knob_line = 0, value_line = 0, ignored = 0;
         knob_value value = KNOB_UNSET;
         char knob[sizeof(s->knob)] = "";
 
         *s = (struct saved) { .value = KNOB_UNSET };
-        if (strlen(buf) >= sizeof(copy))
+        if (strlen(buf) >= SAVEFILE_MAX)
                 return -E2BIG;
-        strcpy(copy, buf);
+        copy = strdup(buf);
+        if (!copy)
+                return -ENOMEM;
         for (char *l = copy, *next; l; l = next) {
                 const char *why = NULL;
 
@@ -91,5 +94,6 @@ int parse_savefile(const char *buf, const char *name, struct saved *s) {
                           knob_line ? "KNOB=" : "VALUE=", knob_line ? "VALUE=" : "KNOB=");
                 ignored++;
         }
+        free(copy);
         return (int) ignored;
 }

@@ -11,8 +11,9 @@
 #include "kernel.h"
 
 #define SAVEFILE_NAME "original-knob"
-#define SAVEFILE_MAX 16384
-#define SAVED_MAX_CAPS 16
+#define SAVED_MAX_CAPS 256
+/* KNOB= and VALUE= lines, and a ZSWAP_MAX=<value> <path> line per cap */
+#define SAVEFILE_MAX (64 + SAVED_MAX_CAPS * (16 + 32 + 512))
 
 struct saved_cap {
         char path[512];         /* .../memory.zswap.max below the root prefix */

@@ -14,7 +14,8 @@
 
 #define SNAPSHOT_NAME "status"
 #define SNAPSHOT_MAX_SOURCES 33
-#define SNAPSHOT_MAX_BATCH 16
+#define SNAPSHOT_MAX_BATCH 64 /* listed in status and the metrics; the patterns count all */
+#define SNAPSHOT_FILE_MAX (256 * 1024) /* the status file, at most */
 #define SNAPSHOT_MAX_CONFIG 16
 /* The JSON object's "schema" (docs/status-schema.json): raised only when a
  * key changes meaning or goes away; new keys may come within a version. */

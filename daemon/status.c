@@ -24,8 +24,9 @@ static int not_running(status_error e, const char *why, bool json) {
 }
 
 int status_show(const struct kernel *k, const char *state_dir, bool json) {
-        char path[1024], buf[65536];
-        struct snapshot s;
+        static char buf[SNAPSHOT_FILE_MAX];
+        static struct snapshot s;
+        char path[1024];
         struct pool_sample pool;
         ssize_t n;
 

@@ -349,3 +349,7 @@ void closep(int *fd) {
                 close(*fd);
         *fd = -1;
 }
+
+void freep(void *p) {
+        free(*(void **) p);
+}

@@ -11,6 +11,7 @@
 /* A variable cleaned up when it goes out of scope (systemd's _cleanup_). */
 #define _cleanup_(f) __attribute__((cleanup(f)))
 void closep(int *fd); /* close(*fd) if >= 0 */
+void freep(void *p);  /* free(*(void **) p) */
 #define USEC_PER_SEC  UINT64_C(1000000)
 #define USEC_PER_MSEC UINT64_C(1000)
 

@@ -134,7 +134,7 @@ static void patterns_are_kept(void **state) {
         conf_defaults(&c);
         assert_int_equal(conf_load_string(&c, "p.conf",
                                           "[Batch]\nCgroups=batch.slice kubepods.slice/kubepods-besteffort.slice/*\n"
-                                          "Units=backup@*.service build-[0-9]*.scope\nIdleCgroups=yes\nMaxCgroups=1000\n"
+                                          "Units=backup@*.service build-[0-9]*.scope\nIdleCgroups=yes\nMaxCgroups=200\n"
                                           "[Pressure]\n\nUnits=postgresql.service\n",
                                           err, sizeof(err)),
                          0);
@@ -144,7 +144,7 @@ static void patterns_are_kept(void **state) {
         assert_int_equal(c.batch_units.n, 2);
         assert_string_equal(c.batch_units.item[1], "build-[0-9]*.scope");
         assert_true(c.batch_idle);
-        assert_int_equal(c.batch_max_cgroups, 1000);
+        assert_int_equal(c.batch_max_cgroups, 200);
         assert_int_equal(c.units.n, 1);
         assert_string_equal(c.units.where[0], "p.conf:8");
         conf_free(&c);
@@ -219,7 +219,7 @@ static void every_error_names_its_line(void **state) {
         expect_error(d, "[Batch]\nUnits=backup@*.service a/b.service\n", 2,
                      "Units= unit pattern 'a/b.service' has a character systemd does not allow");
         expect_error(d, "[Pressure]\nUnits=db$.service\n", 2, "Units= unit pattern 'db$.service'");
-        expect_error(d, "[Batch]\nMaxCgroups=0\n", 2, "MaxCgroups=0: expected a whole number from 1 to 65536");
+        expect_error(d, "[Batch]\nMaxCgroups=0\n", 2, "MaxCgroups=0: expected a whole number from 1 to 256");
         expect_error(d, "[Batch]\nIdleCgroups=maybe\n", 2, "IdleCgroups=maybe: expected a boolean");
         expect_error(d, "[Metrics]\nTextfileDirectory=/var/lib/../../etc\n", 2,
                      "TextfileDirectory=/var/lib/../../etc: expected an absolute directory without '..' components");

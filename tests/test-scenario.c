@@ -1135,6 +1135,36 @@ static void glob_match_capped_on_creation(void **state) {
         assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
 }
 
+/* A Kubernetes node's best-effort pods: more batch cgroups than 0.2's save
+ * file held (16). Each is capped and saved; a crash and --restore lift
+ * them all. */
+static void many_followed_cgroups_are_capped_and_restored(void **state) {
+        struct fake *f = *state;
+        char dir[128];
+        struct saved sv;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        for (int i = 0; i < 40; i++) {
+                snprintf(dir, sizeof(dir), "kubepods.slice/pod-%02d.slice", i);
+                new_cgroup(f, dir, NULL);
+        }
+        assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=kubepods.slice/pod-*.slice\n"), 0);
+        assert_int_equal(f->m.batch.n, 40);
+        for (int i = 0; i < 40; i++) {
+                snprintf(dir, sizeof(dir), "kubepods.slice/pod-%02d.slice", i);
+                assert_string_not_equal(cap_of(f, dir), "max");
+                assert_true(saved(f, dir));
+        }
+        /* SIGKILL: what is on the disk is all --restore has */
+        restore_unlock(&f->m.restore);
+        assert_int_equal(restore_run(&f->m.kernel, f->state, ""), 0);
+        for (int i = 0; i < 40; i++) {
+                snprintf(dir, sizeof(dir), "kubepods.slice/pod-%02d.slice", i);
+                assert_string_equal(cap_of(f, dir), "max");
+        }
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
+}
+
 static void idle_cgroup_is_batch_from_creation(void **state) {
         struct fake *f = *state;
 
@@ -1275,6 +1305,7 @@ int main(void) {
                 T(psi_garbage_is_said_as_such),
                 T(tampered_savefile_at_startup),
                 T(glob_match_capped_on_creation),
+                T(many_followed_cgroups_are_capped_and_restored),
                 T(idle_cgroup_is_batch_from_creation),
                 T(followed_pressure_source),
                 T(restore_lifts_caps_of_vanished_cgroups),

@@ -82,29 +82,38 @@ const char *tu_read(const char *root, const char *rel, char *buf, size_t size) {
 }
 
 int tu_savefile_read(const char *dir, struct saved *s) {
-        char path[4096], buf[SAVEFILE_MAX];
+        char path[4096], *buf = malloc(SAVEFILE_MAX);
         ssize_t n;
+        int r;
 
+        assert_non_null(buf);
         snprintf(path, sizeof(path), "%s/" SAVEFILE_NAME, dir);
-        n = read_full_file(path, buf, sizeof(buf));
-        if (n < 0)
-                return (int) n;
-        return parse_savefile(buf, path, s);
+        n = read_full_file(path, buf, SAVEFILE_MAX);
+        r = n < 0 ? (int) n : parse_savefile(buf, path, s);
+        free(buf);
+        return r;
 }
 
 int tu_savefile_write(const char *dir, const struct saved *s) {
-        char buf[SAVEFILE_MAX];
-        int n = savefile_format(s, buf, sizeof(buf)), fd, r;
+        char *buf = malloc(SAVEFILE_MAX);
+        int n, fd, r;
 
-        if (n < 0)
+        assert_non_null(buf);
+        n = savefile_format(s, buf, SAVEFILE_MAX);
+        if (n < 0) {
+                free(buf);
                 return n;
+        }
         fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
+        if (fd < 0) {
+                free(buf);
                 return -errno;
+        }
         if (n == 0)
                 r = unlinkat(fd, SAVEFILE_NAME, 0) < 0 && errno != ENOENT ? -errno : 0;
         else
                 r = write_file_atomic_at(fd, SAVEFILE_NAME, buf, 0600, false);
         close(fd);
+        free(buf);
         return r;
 }

@@ -30,7 +30,7 @@ static void check(const char *line, const struct record_event *ev) {
         case RECORD_SAMPLE:
                 FUZZ_ASSERT(ev->sample.now == ev->now);
                 FUZZ_ASSERT(isfinite(ev->sample.pressure) && isfinite(ev->sample.pool) && isfinite(ev->sample.batch));
-                FUZZ_ASSERT(ev->sample.pool_state <= POOL_DISABLED && ev->sample.n_batch <= CONF_MAX_CGROUPS);
+                FUZZ_ASSERT(ev->sample.pool_state <= POOL_DISABLED && ev->sample.n_batch <= BATCH_MAX_CGROUPS);
                 break;
         case RECORD_DECISION:
                 FUZZ_ASSERT(ev->set >= KNOB_UNSET && ev->set <= KNOB_ON && ev->knob >= KNOB_UNSET && ev->knob <= KNOB_ON);
