@@ -65,19 +65,6 @@ static void check(const struct saved *s) {
         }
 }
 
-/* What savefile_write() writes for s. */
-static void format(const struct saved *s, char *buf, size_t size) {
-        size_t n = 0;
-
-        buf[0] = '\0';
-        if (s->knob[0])
-                n += (size_t) snprintf(buf + n, size - n, "KNOB=%s\nVALUE=%s\n", s->knob,
-                                       s->value == KNOB_ON ? "Y" : "N");
-        for (unsigned i = 0; i < s->n_caps && n < size; i++)
-                n += (size_t) snprintf(buf + n, size - n, "ZSWAP_MAX=%s %s\n", s->caps[i].value, s->caps[i].path);
-        FUZZ_ASSERT(n < size);
-}
-
 static void same(const struct saved *a, const struct saved *b) {
         FUZZ_ASSERT(strcmp(a->knob, b->knob) == 0);
         FUZZ_ASSERT(a->value == b->value);
@@ -91,7 +78,7 @@ static void same(const struct saved *a, const struct saved *b) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *s = fuzz_string(data, size);
         static struct saved a, b;
-        static char text[32768];
+        static char text[SAVEFILE_MAX];
         int r, lines = 1;
 
         fuzz_quiet();
@@ -109,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (r >= 0) {
                 check(&a);
                 /* what is kept writes back and reads back the same, nothing left out */
-                format(&a, text, sizeof(text));
+                FUZZ_ASSERT(savefile_format(&a, text, sizeof(text)) >= 0);
                 FUZZ_ASSERT(parse_savefile(text, "fuzz-written", &b) == 0);
                 same(&a, &b);
         }
