@@ -95,7 +95,7 @@ cleanup() {
 	for f in "$MEMCG/cgroup.procs" ${PSICG:+"$PSICG/cgroup.procs"}; do
 		[ -r "$f" ] && xargs -r kill -KILL <"$f" 2>/dev/null
 	done
-	if [ -n "$TMP" ] && [ -n "$(ls -A "$TMP/state" 2>/dev/null)" ]; then
+	if [ -n "$TMP" ] && [ -n "$(ls -A "$TMP/state" 2>/dev/null | grep -vx lock)" ]; then
 		timeout 10 "$DAEMON" --restore --state-dir="$TMP/state" >/dev/null 2>&1
 	fi
 	zswap_params_restore || problems=1
@@ -273,7 +273,8 @@ if [ -n "$DAEMON_PID" ]; then
 	exit_rc=$STOP_RC
 	DAEMON_PID=
 	knob_end=$(cat "$KNOB")
-	left=$(ls -A "$STATE" | tr '\n' ' ')
+	# the lock file stays (0600, empty; the unit's RuntimeDirectory= goes on stop)
+	left=$(ls -A "$STATE" | grep -vx lock | tr '\n' ' ')
 fi
 stop_pid "$READER_PID" EOF
 READER_PID=
