@@ -527,7 +527,8 @@ case_follow_glob() {
 	jwait "$mark" '^Batch: (/sys/fs/cgroup/)?batch\.slice/zt-batch-1\.service appeared' || return 1
 	json=$(zswap-tuned status --json)
 	echo "status --json: $json"
-	grep -qF 'zt-batch-*.service' <<<"$json" || fail "status --json does not list the pattern" || return 1
+	grep -qF '"pattern":"batch.slice/zt-batch-*.service","matches":2' <<<"$json" ||
+		fail "status --json does not list the pattern with its 2 matches" || return 1
 	# stopped: forgotten, with one line; the other keeps its cap
 	mark=$(jmark)
 	systemctl stop zt-batch-1.service || fail "systemctl stop zt-batch-1 failed" || return 1
@@ -560,6 +561,8 @@ case_follow_units() {
 	capped_soon zt-batch-1 || return 1
 	capped_soon zt-batch-2 || return 1
 	uncapped "$(ucg zt-plain-1)" || fail "zt-plain-1 (not matching) is capped: $(zmax "$(ucg zt-plain-1)")" || return 1
+	zswap-tuned status --json | grep -qF '"pattern":"unit:zt-batch-*.service","matches":2' ||
+		fail "status --json does not list unit:zt-batch-*.service with 2 matches: $(zswap-tuned status --json)" || return 1
 	for u in zt-batch-1 zt-batch-2; do
 		e=$(entries "$mark" "^Batch: .*/$u\\.service appeared")
 		echo "$e"
@@ -573,8 +576,10 @@ case_follow_units() {
 	grep -qx 'UNIT=zt-batch-1.service' <<<"$e" || fail "the 'gone' entry lacks UNIT=zt-batch-1.service" || return 1
 	capped "$c2" || fail "zt-batch-2 lost its cap when zt-batch-1 stopped: $(zmax "$c2")" || return 1
 	n=$(jcount "$mark" . -p err); [ "$n" = 0 ] || fail "$n error lines after the stop" || return 1
-	follow_reset
+	# the daemon stopped while zt-batch-2 runs: its cap lifted
+	stop_daemon
 	uncapped "$c2" || fail "zt-batch-2 still capped after the daemon stopped: $(zmax "$c2")" || return 1
+	follow_reset
 }
 
 case_follow_idle() {
