@@ -460,7 +460,7 @@ case_reload_adds() {
 # daemon, found by a Cgroups= glob, by Units= over sd-bus, and by cpu.idle=1
 # (IdleCgroups=yes); stopped ones forgotten; SIGKILL then --restore lifts every
 # followed cap. Each transient unit is "systemd-run --unit=NAME ... sleep 600".
-FOLLOW_UNITS="zt-batch-1 zt-batch-2 zt-idle-1 zt-plain-1"
+FOLLOW_UNITS="zt-batch-1 zt-batch-2 zt-idle-1 zt-idle-2 zt-idle-3 zt-plain-1"
 FOLLOW_WAIT=3   # s from "systemd-run returned" to the cap in the file (inotify or a bus signal, then one sample)
 trun() { # trun NAME [systemd-run options...]: the transient service NAME.service, started
 	local u=$1; shift
@@ -582,27 +582,34 @@ case_follow_units() {
 	follow_reset
 }
 
+# systemd mkdirs a unit's cgroup and writes cpu.idle a moment later: three
+# idle units one after the other, so that the daemon's read racing that
+# write shows up here rather than on someone's machine.
 case_follow_idle() {
-	local mark c p
+	local mark c p i
 	follow_reset
 	mark=$(jmark)
 	follow_start 'IdleCgroups=yes' || return 1
-	trun zt-idle-1 -p CPUWeight=idle || return 1
 	trun zt-plain-1 || return 1
-	c=$(ucg zt-idle-1); p=$(ucg zt-plain-1)
-	if [ ! -e "$c/cpu.idle" ]; then
-		echo "system.slice subtree_control: $(cat $CG/system.slice/cgroup.subtree_control)"
-		fail "$c has no cpu.idle: this kernel/systemd ($(uname -r), $(systemctl --version | head -1)) cannot mark a unit idle"
-		return 1
-	fi
-	[ "$(cat "$c/cpu.idle")" = 1 ] || fail "CPUWeight=idle left cpu.idle=$(cat "$c/cpu.idle") in $c" || return 1
-	echo "cpu.idle: zt-idle-1 $(cat "$c/cpu.idle"), zt-plain-1 $(cat "$p/cpu.idle" 2>&1)"
-	capped_soon zt-idle-1 || return 1
+	p=$(ucg zt-plain-1)
+	for i in 1 2 3; do
+		trun zt-idle-$i -p CPUWeight=idle || return 1
+		c=$(ucg zt-idle-$i)
+		if [ ! -e "$c/cpu.idle" ]; then
+			echo "system.slice subtree_control: $(cat $CG/system.slice/cgroup.subtree_control)"
+			fail "$c has no cpu.idle: this kernel/systemd ($(uname -r), $(systemctl --version | head -1)) cannot mark a unit idle"
+			return 1
+		fi
+		[ "$(cat "$c/cpu.idle")" = 1 ] || fail "CPUWeight=idle left cpu.idle=$(cat "$c/cpu.idle") in $c" || return 1
+		capped_soon zt-idle-$i || return 1
+	done
+	echo "cpu.idle: zt-idle-1 $(cat "$(ucg zt-idle-1)/cpu.idle"), zt-plain-1 $(cat "$p/cpu.idle" 2>&1)"
 	uncapped "$p" || fail "zt-plain-1 (cpu.idle 0) is capped: $(zmax "$p")" || return 1
 	jwait "$mark" '^Batch: (/sys/fs/cgroup/)?system\.slice/zt-idle-1\.service appeared' || return 1
 	mark=$(jmark)
 	systemctl stop zt-idle-1.service || fail "systemctl stop zt-idle-1 failed" || return 1
 	unit_gone_once "$mark" zt-idle-1 || return 1
+	capped "$(ucg zt-idle-2)" || fail "zt-idle-2 lost its cap when zt-idle-1 stopped" || return 1
 	follow_reset
 }
 
