@@ -47,6 +47,7 @@ void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list
 static void forget(struct batch_cg *c, struct restore *rs) {
         if (c->capped && !c->followed) /* a followed one: batch_follow_remove() says it */
                 log_info("Batch: %s is gone; forgetting its cap", c->path);
+        c->cap_forgotten = c->capped || c->cap_forgotten;
         restore_forget_cap(rs, c->path);
         c->capped = c->written = false;
         c->missing = true;
@@ -272,7 +273,7 @@ void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore
                         (void) uncap(c, rs); /* on failure it stays saved for --restore */
                 } else {
                         log_fields(LOG_INFO, fields, "Batch: %s is gone%s", dir,
-                                   c->capped ? "; forgetting its cap" : "");
+                                   c->capped || c->cap_forgotten ? "; forgetting its cap" : "");
                         restore_forget_cap(rs, c->path);
                 }
                 memmove(c, c + 1, (b->n - i - 1) * sizeof(*c));
