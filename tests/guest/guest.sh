@@ -498,9 +498,10 @@ capped_soon() {
 	fi
 	echo "$1: $c capped at $(zmax "$c") after $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 }
-# unit_gone_once MARK NAME: after "systemctl stop NAME", exactly one line saying its cgroup is gone
+# unit_gone_once MARK NAME: after "systemctl stop NAME" of a capped unit, exactly one line
+# saying its cgroup and cap are gone (or, should the cgroup outlive the match, the cap lifted)
 unit_gone_once() {
-	local re="^Batch: (/sys/fs/cgroup/)?[^ ]*/$2\\.service (is gone|no longer matches)" n
+	local re="^Batch: (/sys/fs/cgroup/)?[^ ]*/$2\\.service (is gone; forgetting its cap|no longer matches; lifting its cap)\$" n
 	jwait "$1" "$re" || return 1
 	n=$(jcount "$1" "$re")
 	[ "$n" = 1 ] || { jlog "$1" | indent; fail "want one 'gone' line for $2, found $n"; return 1; }
