@@ -145,13 +145,35 @@ static bool prepare(struct batch_cg *c, const struct kernel *k, struct restore *
         return true;
 }
 
+/* Another writer replaced the cap we wrote: systemd writes a unit's
+ * MemoryZSwapMax= ("max" unless set) right after it creates the unit's
+ * cgroup, which can be after we capped it (systemd 253 and later). */
+static bool cap_overwritten(struct batch_cg *c, const struct kernel *k) {
+        long page = sysconf(_SC_PAGESIZE);
+        uint64_t ps = page > 0 ? (uint64_t) page : 4096, v;
+        char buf[32];
+        ssize_t n = kernel_read(k, c->path, buf, sizeof(buf));
+
+        if (n <= 0) /* gone: batch_sample() forgets it */
+                return false;
+        strstrip(buf);
+        if (parse_u64(buf, &v) == 0 && (v > c->cap ? v - c->cap : c->cap - v) < ps)
+                return false;
+        if (!c->overwritten_said)
+                log_notice("Batch: %s holds %s, not our cap (systemd's MemoryZSwapMax=, or another writer); "
+                           "writing the cap again (said once)", c->path, buf);
+        c->overwritten_said = true;
+        return true;
+}
+
 static void cap(struct batch_cg *c, const struct kernel *k, struct restore *rs, bool dry_run,
                 const struct policy_decision *d) {
         const char *fields[] = { "MESSAGE_ID=" MESSAGE_ID_WRITE_FAILED, NULL };
         char val[32], human[32];
         int r;
 
-        if (c->capped && !policy_cap_needs_write(true, c->cap, d->cap_bytes))
+        if (c->capped && !policy_cap_needs_write(true, c->cap, d->cap_bytes) &&
+            (dry_run || !c->written || !cap_overwritten(c, k)))
                 return;
         if (!c->capped && !prepare(c, k, rs, dry_run))
                 return;

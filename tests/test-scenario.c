@@ -1159,6 +1159,23 @@ static void glob_match_gone_before_its_event(void **state) {
         assert_int_equal(f->m.batch.n, 0);
 }
 
+/* systemd 253+ writes a unit's MemoryZSwapMax= ("max") after it creates the
+ * cgroup, over the cap the daemon wrote at IN_CREATE (the guest saw it on
+ * 7.2 with systemd 262): the sample a second after a new match puts it back. */
+static void glob_match_cap_overwritten(void **state) {
+        struct fake *f = *state;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/cgroup.procs", "%s", "");
+        assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice/*\nZswapMaxPercent=70\n"), 0);
+        new_cgroup(f, "batch.slice/job-1.scope", NULL);
+        until_cap(f, "batch.slice/job-1.scope", NULL);
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/job-1.scope/memory.zswap.max", "max\n");
+        until_cap(f, "batch.slice/job-1.scope", NULL);
+        assert_int_equal(count_logged(f, "job-1.scope/memory.zswap.max holds max, not our cap"), 1);
+        assert_true(saved(f, "batch.slice/job-1.scope"));
+}
+
 static void idle_cgroup_is_batch_from_creation(void **state) {
         struct fake *f = *state;
 
@@ -1300,6 +1317,7 @@ int main(void) {
                 T(tampered_savefile_at_startup),
                 T(glob_match_capped_on_creation),
                 T(glob_match_gone_before_its_event),
+                T(glob_match_cap_overwritten),
                 T(idle_cgroup_is_batch_from_creation),
                 T(followed_pressure_source),
                 T(restore_lifts_caps_of_vanished_cgroups),
