@@ -47,6 +47,7 @@ void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list
 static void forget(struct batch_cg *c, struct restore *rs) {
         if (c->capped && !c->followed) /* a followed one: batch_follow_remove() says it */
                 log_info("Batch: %s is gone; forgetting its cap", c->path);
+        c->cap_forgotten = c->capped || c->cap_forgotten;
         restore_forget_cap(rs, c->path);
         c->capped = c->written = false;
         c->missing = true;
@@ -144,13 +145,35 @@ static bool prepare(struct batch_cg *c, const struct kernel *k, struct restore *
         return true;
 }
 
+/* Another writer replaced the cap we wrote: systemd writes a unit's
+ * MemoryZSwapMax= ("max" unless set) right after it creates the unit's
+ * cgroup, which can be after we capped it (systemd 253 and later). */
+static bool cap_overwritten(struct batch_cg *c, const struct kernel *k) {
+        long page = sysconf(_SC_PAGESIZE);
+        uint64_t ps = page > 0 ? (uint64_t) page : 4096, v;
+        char buf[32];
+        ssize_t n = kernel_read(k, c->path, buf, sizeof(buf));
+
+        if (n <= 0) /* gone: batch_sample() forgets it */
+                return false;
+        strstrip(buf);
+        if (parse_u64(buf, &v) == 0 && (v > c->cap ? v - c->cap : c->cap - v) < ps)
+                return false;
+        if (!c->overwritten_said)
+                log_notice("Batch: %s holds %s, not our cap (systemd's MemoryZSwapMax=, or another writer); "
+                           "writing the cap again (said once)", c->path, buf);
+        c->overwritten_said = true;
+        return true;
+}
+
 static void cap(struct batch_cg *c, const struct kernel *k, struct restore *rs, bool dry_run,
                 const struct policy_decision *d) {
         const char *fields[] = { "MESSAGE_ID=" MESSAGE_ID_WRITE_FAILED, NULL };
         char val[32], human[32];
         int r;
 
-        if (c->capped && !policy_cap_needs_write(true, c->cap, d->cap_bytes))
+        if (c->capped && !policy_cap_needs_write(true, c->cap, d->cap_bytes) &&
+            (dry_run || !c->written || !cap_overwritten(c, k)))
                 return;
         if (!c->capped && !prepare(c, k, rs, dry_run))
                 return;
@@ -272,7 +295,7 @@ void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore
                         (void) uncap(c, rs); /* on failure it stays saved for --restore */
                 } else {
                         log_fields(LOG_INFO, fields, "Batch: %s is gone%s", dir,
-                                   c->capped ? "; forgetting its cap" : "");
+                                   c->capped || c->cap_forgotten ? "; forgetting its cap" : "");
                         restore_forget_cap(rs, c->path);
                 }
                 memmove(c, c + 1, (b->n - i - 1) * sizeof(*c));

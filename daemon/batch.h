@@ -24,6 +24,8 @@ struct batch_cg {
         bool cap_at_max;        /* ... at ZswapMaxPercent (else: the room the others leave) */
         char cap_text[128];     /* ... why, in words */
         bool followed;          /* a match of a pattern (cgroup-follow.c), not a fixed path */
+        bool cap_forgotten;     /* ... whose cap forget() dropped: batch_follow_remove() says so */
+        bool overwritten_said;  /* said that another writer replaced our cap */
         char unit[256];         /* its unit, "" if not known */
         uint64_t use;           /* memory.zswap.current at the last sample */
         bool missing;           /* said that it is not there */

@@ -18,6 +18,14 @@
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF | IN_ONLYDIR)
 #define MIN_WATCHES 1024        /* the watch bound: 4 per match, at least this */
 #define RESCAN_DELAY_USEC USEC_PER_SEC
+/* systemd mkdirs a unit's cgroup and writes its cpu.idle a moment later: a
+ * new cgroup that is not idle when it appears is looked at again every
+ * YOUNG_RECHECK_USEC for YOUNG_FOR_USEC (at most YOUNG_MAX at a time; the
+ * rest wait for the recheck of an active sample). Only after creations:
+ * nothing wakes while no cgroup comes. */
+#define YOUNG_MAX 64
+#define YOUNG_RECHECK_USEC (USEC_PER_SEC / 5)
+#define YOUNG_FOR_USEC (2 * USEC_PER_SEC)
 
 struct pattern {
         struct cglob g;
@@ -31,11 +39,18 @@ struct watch {
         char *path;             /* no root prefix */
 };
 
+struct young {
+        char *path;
+        uint64_t until;         /* CLOCK_MONOTONIC usec */
+};
+
 struct follow {
         char name[16];
         const struct kernel *kernel;
         sd_event *event;
-        sd_event_source *io, *rescan_timer;
+        sd_event_source *io, *rescan_timer, *young_timer;
+        struct young young[YOUNG_MAX]; /* new cgroups not idle yet (IdleCgroups=) */
+        unsigned n_young;
         int fd;
         struct pattern *pat;
         unsigned n_pat;
@@ -271,6 +286,52 @@ static bool join(char *buf, size_t size, const char *dir, const char *name) {
 static void scan_pattern_dir(struct follow *f, unsigned pi, const char *dir);
 static void scan_idle_dir(struct follow *f, const char *dir, unsigned depth);
 
+static void young_drop_at(struct follow *f, unsigned i) {
+        free(f->young[i].path);
+        f->young[i] = f->young[--f->n_young];
+}
+
+static int on_young(sd_event_source *s, uint64_t usec, void *userdata);
+
+static void young_arm(struct follow *f) {
+        if (f->young_timer || f->n_young == 0)
+                return;
+        if (sd_event_add_time_relative(f->event, &f->young_timer, CLOCK_MONOTONIC, YOUNG_RECHECK_USEC,
+                                       USEC_PER_SEC / 50, on_young, f) < 0)
+                f->young_timer = NULL;
+}
+
+static int on_young(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct follow *f = userdata;
+
+        f->young_timer = sd_event_source_disable_unref(f->young_timer);
+        for (unsigned i = f->n_young; i-- > 0;) {
+                struct young *y = &f->young[i];
+                if (is_idle(f, y->path)) {
+                        add_match(f, y->path, NULL, FOLLOW_IDLE);
+                        young_drop_at(f, i);
+                } else if (usec >= y->until || !kernel_exists(f->kernel, y->path))
+                        young_drop_at(f, i);
+        }
+        young_arm(f);
+        return 0;
+}
+
+/* A new cgroup that is not idle (yet): look again shortly. */
+static void young_add(struct follow *f, const char *path) {
+        uint64_t now;
+
+        if (!f->event || f->n_young >= YOUNG_MAX || sd_event_now(f->event, CLOCK_MONOTONIC, &now) < 0)
+                return;
+        for (unsigned i = 0; i < f->n_young; i++)
+                if (strcmp(f->young[i].path, path) == 0)
+                        return;
+        if (!(f->young[f->n_young].path = strdup(path)))
+                return;
+        f->young[f->n_young++].until = now + YOUNG_FOR_USEC;
+        young_arm(f);
+}
+
 /* A child directory name appeared in dir (or was found by a scan). */
 static void child_appeared(struct follow *f, const char *dir, const char *name) {
         char path[PATH_MAX];
@@ -291,6 +352,8 @@ static void child_appeared(struct follow *f, const char *dir, const char *name) 
         if (f->idle && below(path, f->mount)) {
                 if (is_idle(f, path))
                         add_match(f, path, NULL, FOLLOW_IDLE);
+                else
+                        young_add(f, path);
                 scan_idle_dir(f, path, 1);
         }
 }
@@ -343,6 +406,8 @@ static void idle_child(struct follow *f, const char *dir, const char *name, unsi
                 return;
         if (is_idle(f, path))
                 add_match(f, path, NULL, FOLLOW_IDLE);
+        else if (!f->scanning_at_start) /* below a new one, or after a lost event: new too */
+                young_add(f, path);
         scan_idle_dir(f, path, depth + 1);
 }
 
@@ -579,6 +644,9 @@ struct follow *follow_free(struct follow *f) {
                 return NULL;
         f->io = sd_event_source_disable_unref(f->io);
         f->rescan_timer = sd_event_source_disable_unref(f->rescan_timer);
+        f->young_timer = sd_event_source_disable_unref(f->young_timer);
+        while (f->n_young > 0)
+                young_drop_at(f, f->n_young - 1);
         if (f->event)
                 sd_event_unref(f->event);
         if (f->fd >= 0)

@@ -31,6 +31,25 @@ static void kick(struct manager *m) {
                 m->follow.kick = NULL;
 }
 
+static int on_settle(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct manager *m = userdata;
+
+        m->follow.settle = sd_event_source_disable_unref(m->follow.settle);
+        schedule_kick(&m->sched);
+        return 0;
+}
+
+/* systemd creates a unit's cgroup, then writes its settings, among them
+ * MemoryZSwapMax= over the cap we may have written already: one more
+ * sample a second after a new batch match puts the cap back. */
+static void settle(struct manager *m) {
+        if (!m->event || !m->have_sample || m->follow.settle)
+                return;
+        if (sd_event_add_time_relative(m->event, &m->follow.settle, CLOCK_MONOTONIC, USEC_PER_SEC, USEC_PER_SEC / 10,
+                                       on_settle, m) < 0)
+                m->follow.settle = NULL;
+}
+
 static void batch_add(struct follow *f, const struct follow_match *mt, void *userdata) {
         struct manager *m = userdata;
 
@@ -39,6 +58,7 @@ static void batch_add(struct follow *f, const struct follow_match *mt, void *use
         /* its stalls wake us to look at the pool, as a fixed batch cgroup's */
         (void) sources_follow_add(&m->sources, mt->path, true);
         kick(m);
+        settle(m);
 }
 
 static void batch_remove(struct follow *f, const struct follow_match *mt, void *userdata) {
@@ -145,6 +165,7 @@ void follow_wire_stop(struct manager *m) {
         m->follow.batch = follow_free(m->follow.batch);
         m->follow.pressure = follow_free(m->follow.pressure);
         m->follow.kick = sd_event_source_disable_unref(m->follow.kick);
+        m->follow.settle = sd_event_source_disable_unref(m->follow.settle);
         m->follow.sources_full_said = false;
 }
 

@@ -17,6 +17,7 @@ struct follow_wire {
         struct follow *batch, *pressure;
         struct units *batch_units, *pressure_units;
         sd_event_source *kick;          /* one sample soon after a burst of changes */
+        sd_event_source *settle;        /* ... and one a second later: systemd's own writes are done */
         uint64_t idle_checked;          /* CLOCK_MONOTONIC usec of the last cpu.idle recheck */
         bool sources_full_said;
 };

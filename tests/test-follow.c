@@ -529,6 +529,39 @@ static void test_follow_idle(void **state) {
         assert_string_equal(r->last_remove, "/sys/fs/cgroup/b.slice");
 }
 
+/* systemd mkdirs a unit's cgroup (cpu.idle 0, as cgroupfs makes it) and
+ * writes CPUWeight=idle's cpu.idle 1 a moment later: a daemon that read it
+ * at IN_CREATE alone missed such a unit while idle (the guest saw it on
+ * 6.12 and 7.2). It is looked at again shortly after it appeared. */
+static void test_follow_idle_written_late(void **state) {
+        struct rec *r = *state;
+
+        start(r, NULL, 0, true, 0);
+        assert_int_equal(follow_count(r->f), 0);
+        mkdir_at(r, "/sys/fs/cgroup/system.slice");
+        tu_write(r->root, "/sys/fs/cgroup/system.slice/cpu.idle", "0\n");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/job.service");
+        tu_write(r->root, "/sys/fs/cgroup/system.slice/job.service/cpu.idle", "0\n");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/plain.service");
+        tu_write(r->root, "/sys/fs/cgroup/system.slice/plain.service/cpu.idle", "0\n");
+        while (follow_process(r->f) > 0)
+                ;
+        assert_int_equal(follow_count(r->f), 0); /* read at IN_CREATE: not idle yet */
+        tu_write(r->root, "/sys/fs/cgroup/system.slice/job.service/cpu.idle", "1\n");
+        assert_true(run_until(r, &r->adds, 1, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_string_equal(r->last_add, "/sys/fs/cgroup/system.slice/job.service");
+        assert_int_equal(follow_count(r->f), 1);
+        assert_null(follow_find(r->f, "/sys/fs/cgroup/system.slice/plain.service"));
+        /* the second look ends: a cgroup made idle much later waits for the recheck */
+        run_until(r, &r->adds, 2, 2500 * USEC_PER_MSEC);
+        assert_int_equal(r->adds, 1);
+        tu_write(r->root, "/sys/fs/cgroup/system.slice/plain.service/cpu.idle", "1\n");
+        run_until(r, &r->adds, 2, 500 * USEC_PER_MSEC);
+        assert_int_equal(r->adds, 1);
+        follow_recheck_idle(r->f);
+        assert_int_equal(r->adds, 2);
+}
+
 static unsigned count_fds(void) {
         DIR *d = opendir("/proc/self/fd");
         unsigned n = 0;
@@ -873,6 +906,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_follow_refusals, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_follow_units, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_follow_idle, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_idle_written_late, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_follow_storm, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_units_bus, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_units_no_bus, rec_setup, rec_teardown),

@@ -1163,6 +1163,44 @@ static void many_followed_cgroups_are_capped_and_restored(void **state) {
                 assert_string_equal(cap_of(f, dir), "max");
         }
         assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
+/* On a real cgroupfs the removed cgroup's memory.pressure wakes a sample
+ * before the follow set reads its IN_DELETE: that sample finds no
+ * memory.zswap.current and drops the cap. The one line still says the cap
+ * is forgotten (the guest said "is gone" alone on 6.12 and 7.2). */
+static void glob_match_gone_before_its_event(void **state) {
+        struct fake *f = *state;
+        char dir[512];
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/cgroup.procs", "%s", "");
+        assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice/*\nZswapMaxPercent=70\n"), 0);
+        new_cgroup(f, "batch.slice/job-1.scope", NULL);
+        until_cap(f, "batch.slice/job-1.scope", NULL);
+        snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup/batch.slice/job-1.scope", f->root);
+        tu_rm_rf(dir);
+        manager_tick(&f->m, now_usec()); /* before the loop reads the inotify event */
+        assert_int_equal(count_logged(f, "job-1.scope is gone"), 0);
+        until_logged(f, "Batch: /sys/fs/cgroup/batch.slice/job-1.scope is gone; forgetting its cap");
+        assert_int_equal(count_logged(f, "job-1.scope is gone"), 1);
+        assert_false(saved(f, "batch.slice/job-1.scope"));
+        assert_int_equal(f->m.batch.n, 0);
+}
+
+/* systemd 253+ writes a unit's MemoryZSwapMax= ("max") after it creates the
+ * cgroup, over the cap the daemon wrote at IN_CREATE (the guest saw it on
+ * 7.2 with systemd 262): the sample a second after a new match puts it back. */
+static void glob_match_cap_overwritten(void **state) {
+        struct fake *f = *state;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/cgroup.procs", "%s", "");
+        assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice/*\nZswapMaxPercent=70\n"), 0);
+        new_cgroup(f, "batch.slice/job-1.scope", NULL);
+        until_cap(f, "batch.slice/job-1.scope", NULL);
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/job-1.scope/memory.zswap.max", "max\n");
+        until_cap(f, "batch.slice/job-1.scope", NULL);
+        assert_int_equal(count_logged(f, "job-1.scope/memory.zswap.max holds max, not our cap"), 1);
+        assert_true(saved(f, "batch.slice/job-1.scope"));
 }
 
 static void idle_cgroup_is_batch_from_creation(void **state) {
@@ -1306,6 +1344,8 @@ int main(void) {
                 T(tampered_savefile_at_startup),
                 T(glob_match_capped_on_creation),
                 T(many_followed_cgroups_are_capped_and_restored),
+                T(glob_match_gone_before_its_event),
+                T(glob_match_cap_overwritten),
                 T(idle_cgroup_is_batch_from_creation),
                 T(followed_pressure_source),
                 T(restore_lifts_caps_of_vanished_cgroups),

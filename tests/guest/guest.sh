@@ -102,7 +102,7 @@ jwait() { wait_until "${JWAIT:-15}" jhas "$@" || { echo "journal: no /$2/ since 
 # Only the daemon's own text fields: export writes a field whose value holds a newline
 # (_SELINUX_CONTEXT=unconfined\n in the guests) length-prefixed in binary, which cut a
 # flip record short once the daemon flipped during case 3 (batch-full, 6.12).
-JFIELDS=MESSAGE_ID,MESSAGE,CGROUP,KNOB,KNOB_VALUE,PREVIOUS_VALUE,MODE,REASON,PRESSURE_PERCENT,POOL_PERCENT,DRY_RUN
+JFIELDS=MESSAGE_ID,MESSAGE,CGROUP,UNIT,KNOB,KNOB_VALUE,PREVIOUS_VALUE,MODE,REASON,PRESSURE_PERCENT,POOL_PERCENT,DRY_RUN
 jexport() {
 	local m=$1; shift
 	journalctl -q --no-pager -u "$UNIT" --since "@$m" -o export --output-fields="$JFIELDS" "$@" 2>/dev/null
@@ -455,6 +455,195 @@ case_reload_adds() {
 	mkdir -p $BATCH; echo $HOG_MAX > $BATCH/memory.max
 }
 
+# ---------------------------------------------------------------- 7
+# Followed cgroups and units (issue 24): transient units started after the
+# daemon, found by a Cgroups= glob, by Units= over sd-bus, and by cpu.idle=1
+# (IdleCgroups=yes); stopped ones forgotten; SIGKILL then --restore lifts every
+# followed cap. Each transient unit is "systemd-run --unit=NAME ... sleep 600".
+FOLLOW_UNITS="zt-batch-1 zt-batch-2 zt-idle-1 zt-idle-2 zt-idle-3 zt-plain-1"
+FOLLOW_WAIT=3   # s from "systemd-run returned" to the cap in the file (inotify or a bus signal, then one sample)
+trun() { # trun NAME [systemd-run options...]: the transient service NAME.service, started
+	local u=$1; shift
+	systemd-run --quiet --unit="$u" "$@" sleep 600 || fail "systemd-run --unit=$u $* failed"
+}
+ucg() { local c; c=$(systemctl show -p ControlGroup --value "$1.service") && [ -n "$c" ] && echo "$CG$c"; }
+follow_reset() { # no transient unit, no daemon, no unit drop-in, the suite's conf
+	local u
+	for u in $FOLLOW_UNITS; do
+		systemctl stop "$u.service" 2>/dev/null; systemctl reset-failed "$u.service" 2>/dev/null
+	done
+	stop_daemon
+	[ ! -e $UNITDROP ] || unit_dropin
+	mkdir -p $BATCH; echo $HOG_MAX > $BATCH/memory.max
+	write_conf
+}
+# follow_start [CONF LINE...]: the daemon started with the suite's conf plus the lines;
+# once zt-batch (the fixed one) is capped, a cap is in force and a new match gets its share at once.
+follow_start() {
+	write_conf "$@"
+	echo "conf:"; indent < $CONF
+	systemctl start "$UNIT" || fail "systemctl start failed" || return 1
+	wait_until 15 capped $BATCH || fail "zt-batch not capped within 15 s: $(zmax $BATCH)" || return 1
+}
+# capped_soon NAME: NAME.service's cgroup gets a memory.zswap.max cap within FOLLOW_WAIT s
+capped_soon() {
+	local c t0
+	c=$(ucg "$1") || fail "$1.service has no ControlGroup" || return 1
+	t0=$(date +%s.%N)
+	if ! wait_until $FOLLOW_WAIT capped "$c"; then
+		echo "$1: $c/memory.zswap.max=$(zmax "$c") after $FOLLOW_WAIT s"
+		echo "  parent subtree_control: $(cat "$(dirname "$c")/cgroup.subtree_control" 2>&1)"
+		echo "  files: $(ls "$c" 2>&1 | grep -E '^(memory\.zswap|cpu\.idle)' | tr '\n' ' ')"
+		fail "$1 ($c) not capped within $FOLLOW_WAIT s"; return 1
+	fi
+	echo "$1: $c capped at $(zmax "$c") after $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+}
+# unit_gone_once MARK NAME: after "systemctl stop NAME" of a capped unit, exactly one line
+# saying its cgroup and cap are gone (or, should the cgroup outlive the match, the cap lifted)
+unit_gone_once() {
+	local re="^Batch: (/sys/fs/cgroup/)?[^ ]*/$2\\.service (is gone; forgetting its cap|no longer matches; lifting its cap)\$" n
+	jwait "$1" "$re" || return 1
+	n=$(jcount "$1" "$re")
+	[ "$n" = 1 ] || { jlog "$1" | indent; fail "want one 'gone' line for $2, found $n"; return 1; }
+	jlog "$1" | grep -E -- "$re"
+}
+# entries MARK ERE: the journal entries (export format) since MARK whose MESSAGE matches ERE
+# (the ERE through the environment: awk -v would eat its backslashes)
+entries() {
+	jexport "$1" | RE=$2 awk -v RS= -v FS='\n' -v ORS='\n\n' \
+		'{ for (i = 1; i <= NF; i++) if ($i ~ /^MESSAGE=/ && substr($i, 9) ~ ENVIRON["RE"]) { print; next } }'
+}
+
+case_follow_glob() {
+	local mark c1 c2 json n
+	follow_reset
+	mark=$(jmark)
+	BATCH_LIST="zt-batch batch.slice/zt-batch-*.service" follow_start || return 1
+	trun zt-batch-1 --slice=batch.slice || return 1
+	trun zt-batch-2 --slice=batch.slice || return 1
+	c1=$(ucg zt-batch-1); c2=$(ucg zt-batch-2)
+	[ "$c1" = $CG/batch.slice/zt-batch-1.service ] || fail "zt-batch-1.service is in $c1, not batch.slice" || return 1
+	capped_soon zt-batch-1 || return 1
+	capped_soon zt-batch-2 || return 1
+	jwait "$mark" '^Batch: (/sys/fs/cgroup/)?batch\.slice/zt-batch-1\.service appeared' || return 1
+	json=$(zswap-tuned status --json)
+	echo "status --json: $json"
+	grep -qF '"pattern":"batch.slice/zt-batch-*.service","matches":2' <<<"$json" ||
+		fail "status --json does not list the pattern with its 2 matches" || return 1
+	# stopped: forgotten, with one line; the other keeps its cap
+	mark=$(jmark)
+	systemctl stop zt-batch-1.service || fail "systemctl stop zt-batch-1 failed" || return 1
+	[ ! -d "$c1" ] || fail "$c1 still there after the stop" || return 1
+	unit_gone_once "$mark" zt-batch-1 || return 1
+	capped "$c2" || fail "zt-batch-2 lost its cap when zt-batch-1 stopped: $(zmax "$c2")" || return 1
+	wait_until 5 eval '! zswap-tuned status --json | grep -q "zt-batch-1\.service"' ||
+		fail "status --json still lists zt-batch-1 after its stop: $(zswap-tuned status --json)" || return 1
+	n=$(jcount "$mark" . -p err); [ "$n" = 0 ] || fail "$n error lines after the stop" || return 1
+	# started again under the same name: capped afresh
+	trun zt-batch-1 --slice=batch.slice || return 1
+	capped_soon zt-batch-1 || return 1
+	# the daemon stopped: every followed cap lifted
+	stop_daemon
+	uncapped "$c1" && uncapped "$c2" || fail "after stop: zt-batch-1 $(zmax "$c1"), zt-batch-2 $(zmax "$c2")" || return 1
+	follow_reset
+}
+
+case_follow_units() {
+	local mark c1 c2 e u n
+	follow_reset
+	mark=$(jmark)
+	follow_start 'Units=zt-batch-*.service' || return 1
+	! jhas "$mark" '^Units=: (no system bus|cannot)' || { jlog "$mark" | indent; fail "Units= did not reach the bus"; return 1; }
+	# in system.slice, where no Cgroups= path points: found over the bus alone
+	trun zt-batch-1 || return 1
+	trun zt-batch-2 || return 1
+	trun zt-plain-1 || return 1
+	c1=$(ucg zt-batch-1); c2=$(ucg zt-batch-2)
+	capped_soon zt-batch-1 || return 1
+	capped_soon zt-batch-2 || return 1
+	uncapped "$(ucg zt-plain-1)" || fail "zt-plain-1 (not matching) is capped: $(zmax "$(ucg zt-plain-1)")" || return 1
+	zswap-tuned status --json | grep -qF '"pattern":"unit:zt-batch-*.service","matches":2' ||
+		fail "status --json does not list unit:zt-batch-*.service with 2 matches: $(zswap-tuned status --json)" || return 1
+	for u in zt-batch-1 zt-batch-2; do
+		e=$(entries "$mark" "^Batch: .*/$u\\.service appeared")
+		echo "$e"
+		grep -qx "UNIT=$u.service" <<<"$e" || fail "no 'appeared' entry for $u with UNIT=$u.service" || return 1
+	done
+	mark=$(jmark)
+	systemctl stop zt-batch-1.service || fail "systemctl stop zt-batch-1 failed" || return 1
+	unit_gone_once "$mark" zt-batch-1 || return 1
+	e=$(entries "$mark" '^Batch: .*/zt-batch-1\.service (is gone|no longer matches)')
+	echo "$e"
+	grep -qx 'UNIT=zt-batch-1.service' <<<"$e" || fail "the 'gone' entry lacks UNIT=zt-batch-1.service" || return 1
+	capped "$c2" || fail "zt-batch-2 lost its cap when zt-batch-1 stopped: $(zmax "$c2")" || return 1
+	n=$(jcount "$mark" . -p err); [ "$n" = 0 ] || fail "$n error lines after the stop" || return 1
+	# the daemon stopped while zt-batch-2 runs: its cap lifted
+	stop_daemon
+	uncapped "$c2" || fail "zt-batch-2 still capped after the daemon stopped: $(zmax "$c2")" || return 1
+	follow_reset
+}
+
+# systemd mkdirs a unit's cgroup and writes cpu.idle a moment later: three
+# idle units one after the other, so that the daemon's read racing that
+# write shows up here rather than on someone's machine.
+case_follow_idle() {
+	local mark c p i
+	follow_reset
+	mark=$(jmark)
+	follow_start 'IdleCgroups=yes' || return 1
+	trun zt-plain-1 || return 1
+	p=$(ucg zt-plain-1)
+	for i in 1 2 3; do
+		trun zt-idle-$i -p CPUWeight=idle || return 1
+		c=$(ucg zt-idle-$i)
+		if [ ! -e "$c/cpu.idle" ]; then
+			echo "system.slice subtree_control: $(cat $CG/system.slice/cgroup.subtree_control)"
+			fail "$c has no cpu.idle: this kernel/systemd ($(uname -r), $(systemctl --version | head -1)) cannot mark a unit idle"
+			return 1
+		fi
+		[ "$(cat "$c/cpu.idle")" = 1 ] || fail "CPUWeight=idle left cpu.idle=$(cat "$c/cpu.idle") in $c" || return 1
+		capped_soon zt-idle-$i || return 1
+	done
+	echo "cpu.idle: zt-idle-1 $(cat "$(ucg zt-idle-1)/cpu.idle"), zt-plain-1 $(cat "$p/cpu.idle" 2>&1)"
+	uncapped "$p" || fail "zt-plain-1 (cpu.idle 0) is capped: $(zmax "$p")" || return 1
+	jwait "$mark" '^Batch: (/sys/fs/cgroup/)?system\.slice/zt-idle-1\.service appeared' || return 1
+	mark=$(jmark)
+	systemctl stop zt-idle-1.service || fail "systemctl stop zt-idle-1 failed" || return 1
+	unit_gone_once "$mark" zt-idle-1 || return 1
+	capped "$(ucg zt-idle-2)" || fail "zt-idle-2 lost its cap when zt-idle-1 stopped" || return 1
+	follow_reset
+}
+
+case_follow_kill() {
+	local mark c1 c2 pid res re
+	follow_reset
+	unit_dropin 'Restart=no'
+	follow_start 'Units=zt-batch-*.service' || return 1
+	trun zt-batch-1 || return 1
+	trun zt-batch-2 --slice=batch.slice || return 1
+	c1=$(ucg zt-batch-1); c2=$(ucg zt-batch-2)
+	capped_soon zt-batch-1 || return 1
+	capped_soon zt-batch-2 || return 1
+	pid=$(mainpid)
+	echo "saved: $(tr '\n' ' ' < /run/zswap-tuned/original-knob 2>&1)"
+	mark=$(jmark)
+	systemctl kill -s KILL "$UNIT" || fail "systemctl kill -s KILL failed" || return 1
+	wait_until 40 not_running || fail "unit still $(systemctl is-active "$UNIT") after SIGKILL" || return 1
+	res=$(systemctl show -p Result --value "$UNIT")
+	echo "pid $pid killed; Result=$res"
+	[ "$res" = signal ] || fail "Result=$res, want signal" || return 1
+	# ExecStopPost=zswap-tuned --restore; the units still run, their cgroups are there
+	for c in "$c1" "$c2"; do
+		[ -d "$c" ] || fail "$c went away: the case needs the units running" || return 1
+		uncapped "$c" || fail "$c/memory.zswap.max is $(zmax "$c") after SIGKILL and --restore, want max" || return 1
+		re="^Restored ${c//./\\.}/memory\\.zswap\\.max to max\$"
+		jwait "$mark" "$re" || return 1
+	done
+	jlog "$mark" | indent
+	[ ! -e /run/zswap-tuned/original-knob ] || fail "the save file is still there" || return 1
+	follow_reset
+}
+
 # ---------------------------------------------------------------- 6
 # What the daemon uses, and what the kernel offers around it.
 case_interfaces() {
@@ -528,6 +717,10 @@ run_case "kill -9 of the main PID: ExecStopPost --restore restores the knob and 
 run_case "watchdog abort (SIGSTOP, WatchdogSec=2s): the knob and every memory.zswap.max restored" case_restore_watchdog
 run_case "a capped batch cgroup removed: no error loop, one 'is gone; forgetting its cap' line at once; created again, capped again" case_batch_gone
 run_case "a reload that adds a batch cgroup caps it; status --json has the incompressible figures the kernel offers" case_reload_adds
+run_case "[Batch] Cgroups=batch.slice/zt-batch-*.service: systemd-run units started later capped within ${FOLLOW_WAIT} s; a stopped one forgotten with one line, the other keeps its cap; started again, capped again" case_follow_glob
+run_case "[Batch] Units=zt-batch-*.service over sd-bus: started units capped, others not; lines carry UNIT=; a stopped one forgotten" case_follow_units
+run_case "[Batch] IdleCgroups=yes: a systemd-run -p CPUWeight=idle unit (cpu.idle 1) capped, a plain one not; stopped, forgotten" case_follow_idle
+run_case "SIGKILL while two followed units hold caps: ExecStopPost --restore lifts both" case_follow_kill
 run_case "every knob, counter and cgroup file the daemon uses exists; new ones reported" case_interfaces
 $HAVE_KNOB || run_case "no knob (6.1): never writes one, says why once per start" case_no_knob_writes
 stop_daemon
