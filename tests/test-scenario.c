@@ -1163,6 +1163,8 @@ static void many_followed_cgroups_are_capped_and_restored(void **state) {
                 assert_string_equal(cap_of(f, dir), "max");
         }
         assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
+}
+
 /* On a real cgroupfs the removed cgroup's memory.pressure wakes a sample
  * before the follow set reads its IN_DELETE: that sample finds no
  * memory.zswap.current and drops the cap. The one line still says the cap
