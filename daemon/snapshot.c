@@ -289,7 +289,7 @@ static void json_time(FILE *f, uint64_t usec) {
                         (unsigned long long) (usec % USEC_PER_SEC));
 }
 
-void snapshot_json(const struct snapshot *s, FILE *f) {
+void snapshot_json_open(const struct snapshot *s, FILE *f) {
         fprintf(f, "{\"schema\":%d,\"running\":true,\"version\":", SNAPSHOT_JSON_SCHEMA);
         json_string_or_null(f, s->version);
         fprintf(f, ",\"pid\":%d,\"updated_seconds\":", s->pid);
@@ -367,7 +367,12 @@ void snapshot_json(const struct snapshot *s, FILE *f) {
         for (unsigned i = 0, n = 0; i < ELEMENTSOF(warning_names); i++)
                 if (s->warnings & (1u << i))
                         fprintf(f, "%s\"%s\"", n++ ? "," : "", warning_names[i]);
-        fputs("]}\n", f);
+        fputs("]", f);
+}
+
+void snapshot_json(const struct snapshot *s, FILE *f) {
+        snapshot_json_open(s, f);
+        fputs("}\n", f);
 }
 
 void snapshot_json_not_running(status_error e, const char *message, FILE *f) {

@@ -107,6 +107,8 @@ void snapshot_format(const struct snapshot *s, bool with_time, FILE *f);
 int snapshot_parse(const char *buf, struct snapshot *s);
 /* One JSON object, "running": true (docs/status-schema.json). */
 void snapshot_json(const struct snapshot *s, FILE *f);
+/* The same object without its closing brace, for a caller that adds keys. */
+void snapshot_json_open(const struct snapshot *s, FILE *f);
 /* The JSON object without a running daemon: "running" false, or null with
  * STATUS_ERROR_PERMISSION (then it cannot be told). */
 void snapshot_json_not_running(status_error e, const char *message, FILE *f);

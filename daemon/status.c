@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "advice.h"
 #include "snapshot.h"
 #include "status.h"
 #include "util.h"
@@ -23,9 +24,21 @@ static int not_running(status_error e, const char *why, bool json) {
         return e == STATUS_ERROR_PERMISSION ? STATUS_NO_PERMISSION : STATUS_NOT_RUNNING;
 }
 
+/* cgroups below the mount the advice looks at: slices, units, and one level
+ * more (a user manager's slices) */
+#define ADVICE_DEPTH 4
+
+static bool batch_patterns(const struct snapshot *s) {
+        for (unsigned i = 0; i < s->n_patterns; i++)
+                if (strcmp(s->pattern[i].role, "batch") == 0)
+                        return true;
+        return false;
+}
+
 int status_show(const struct kernel *k, const char *state_dir, bool json) {
         static char buf[SNAPSHOT_FILE_MAX];
         static struct snapshot s;
+        static struct advice advice;
         char path[1024];
         struct pool_sample pool;
         ssize_t n;
@@ -62,9 +75,21 @@ int status_show(const struct kernel *k, const char *state_dir, bool json) {
         for (unsigned i = 0; i < s.n_batch; i++)
                 if (kernel_cgroup_incompressible(k, s.batch[i].cgroup, &v) == 0 && v <= INT64_MAX)
                         s.batch[i].incomp = (int64_t) v;
-        if (json)
-                snapshot_json(&s, stdout);
-        else
+        /* nothing named as batch work: say who holds the pool and who stalls */
+        bool advise = s.n_batch == 0 && !batch_patterns(&s) &&
+                      advice_scan(k, s.limit_bytes, ADVICE_DEPTH, &advice) == 0;
+        if (json) {
+                snapshot_json_open(&s, stdout);
+                fputs(",\"advice\":", stdout);
+                if (advise)
+                        advice_json(&advice, stdout);
+                else
+                        fputs("null", stdout);
+                fputs("}\n", stdout);
+        } else {
                 snapshot_print(&s, realtime_usec(), stdout);
+                if (advise)
+                        advice_print(&advice, stdout);
+        }
         return fflush(stdout) == 0 ? 0 : 1;
 }

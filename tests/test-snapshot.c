@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advice.h"
 #include "snapshot.h"
 
 static char *format(const struct snapshot *s) {
@@ -104,9 +105,41 @@ static void test_json_string(void **state) {
         }
 }
 
+/* The advice keeps the largest holders and stallers, in order, and only
+ * those over the marks; the lines it prints name them. */
+static void test_advice_ranks(void **state) {
+        struct advice a = { .limit_bytes = 1000000 };
+        char config[4096];
+
+        advice_config(&a, config, sizeof(config));
+        assert_string_equal(config, ""); /* nothing yet */
+        advice_add(&a, "a.service", 40000, 0);  /* 4%: under the mark */
+        advice_add(&a, "b.service", 0, 0.5);    /* under the mark */
+        assert_int_equal(a.n_holders + a.n_stalling, 0);
+        for (int i = 1; i <= 7; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "h%d.scope", i);
+                advice_add(&a, name, (uint64_t) i * 60000, 50); /* a holder that stalls is a holder */
+        }
+        assert_int_equal(a.n_holders, ADVICE_MAX);
+        assert_string_equal(a.holders[0].cgroup, "h7.scope");
+        assert_string_equal(a.holders[4].cgroup, "h3.scope");
+        assert_int_equal(a.n_stalling, 0);
+        advice_config(&a, config, sizeof(config));
+        assert_string_equal(config, ""); /* nobody else stalls */
+        advice_add(&a, "db.service", 1000, 2.5);
+        advice_add(&a, "web.service", 0, 7.25);
+        assert_int_equal(a.n_stalling, 2);
+        assert_string_equal(a.stalling[0].cgroup, "web.service");
+        advice_config(&a, config, sizeof(config));
+        assert_string_equal(config, "[Batch]\nCgroups=h7.scope h6.scope h5.scope h4.scope h3.scope\n"
+                                    "[Pressure]\nCgroups=web.service db.service\n");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_round_trip),
+                cmocka_unit_test(test_advice_ranks),
                 cmocka_unit_test(test_json_string),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

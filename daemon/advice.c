@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "advice.h"
+#include "snapshot.h"
+#include "util.h"
+
+static double zswap_of(const struct advice_cg *c) {
+        return (double) c->zswap;
+}
+
+static double stall_of(const struct advice_cg *c) {
+        return c->stall;
+}
+
+/* Keep the ADVICE_MAX largest of list by key_of, largest first. */
+static void keep(struct advice_cg *list, unsigned *n, const struct advice_cg *c,
+                 double (*key_of)(const struct advice_cg *)) {
+        double key = key_of(c);
+        unsigned i;
+
+        if (*n == ADVICE_MAX && key_of(&list[ADVICE_MAX - 1]) >= key)
+                return; /* not among the largest */
+        i = *n < ADVICE_MAX ? (*n)++ : ADVICE_MAX - 1;
+        for (; i > 0 && key_of(&list[i - 1]) < key; i--)
+                list[i] = list[i - 1];
+        list[i] = *c;
+}
+
+void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double stall) {
+        struct advice_cg c = { .zswap = zswap, .stall = stall };
+
+        if (strlen(cgroup) >= sizeof(c.cgroup))
+                return; /* too long to name in a configuration */
+        strcpy(c.cgroup, cgroup);
+        if (a->limit_bytes > 0 && 100.0 * (double) zswap / (double) a->limit_bytes >= ADVICE_HOLDER_PERCENT)
+                keep(a->holders, &a->n_holders, &c, zswap_of);
+        else if (stall >= ADVICE_STALL_PERCENT)
+                keep(a->stalling, &a->n_stalling, &c, stall_of);
+}
+
+/* "some avg10=0.00 avg60=0.00 avg300=1.23 total=..." -> 1.23 */
+static bool some_avg300(const char *buf, double *ret) {
+        const char *p = strstr(buf, "some ");
+
+        if (p != buf && (!p || p[-1] != '\n'))
+                return false;
+        p = strstr(p, " avg300=");
+        if (!p)
+                return false;
+        char num[32];
+        size_t n = strcspn(p + 8, " \n");
+        if (n == 0 || n >= sizeof(num))
+                return false;
+        memcpy(num, p + 8, n);
+        num[n] = '\0';
+        return parse_double(num, ret) == 0 && *ret >= 0 && *ret <= 100;
+}
+
+/* dir: a cgroup's directory below the root prefix; rel: its name below the
+ * mount ("" for the root cgroup, which is never advised). */
+static void scan(const struct kernel *k, const char *dir, const char *rel, unsigned depth, struct advice *a) {
+        char path[4096], buf[8192];
+        bool leaf = true;
+        struct dirent *e;
+        DIR *d;
+
+        if (kernel_path(k, dir, path, sizeof(path)) < 0 || !(d = opendir(path)))
+                return;
+        while ((e = readdir(d)) && depth > 0) {
+                char child[4096], child_rel[4096];
+                struct stat st;
+                if (e->d_name[0] == '.' || (e->d_type != DT_DIR && !(e->d_type == DT_UNKNOWN &&
+                                                                       fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                                                                       S_ISDIR(st.st_mode))))
+                        continue;
+                leaf = false;
+                if ((size_t) snprintf(child, sizeof(child), "%s/%s", dir, e->d_name) >= sizeof(child) ||
+                    (size_t) snprintf(child_rel, sizeof(child_rel), "%s%s%s", rel, *rel ? "/" : "", e->d_name) >=
+                            sizeof(child_rel))
+                        continue;
+                scan(k, child, child_rel, depth - 1, a);
+        }
+        closedir(d);
+        if (!leaf || !*rel)
+                return;
+        uint64_t zswap = 0;
+        double stall = 0;
+        a->scanned++;
+        snprintf(path, sizeof(path), "%s/memory.stat", dir);
+        if (kernel_read(k, path, buf, sizeof(buf)) > 0)
+                (void) parse_stat_field(buf, "zswap", &zswap);
+        snprintf(path, sizeof(path), "%s/memory.pressure", dir);
+        if (kernel_read(k, path, buf, sizeof(buf)) > 0 && !some_avg300(buf, &stall))
+                stall = 0;
+        advice_add(a, rel, zswap, stall);
+}
+
+int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, struct advice *a) {
+        *a = (struct advice) { .limit_bytes = limit_bytes };
+        if (!kernel_exists(k, CGROUP_ROOT "/cgroup.controllers"))
+                return -ENOENT; /* no cgroup v2 */
+        scan(k, CGROUP_ROOT, "", depth, a);
+        return 0;
+}
+
+void advice_config(const struct advice *a, char *buf, size_t size) {
+        size_t n = 0;
+
+        buf[0] = '\0';
+        if (a->n_holders == 0 || a->n_stalling == 0)
+                return;
+        n += (size_t) snprintf(buf + n, size - n, "[Batch]\nCgroups=");
+        for (unsigned i = 0; i < a->n_holders && n < size; i++)
+                n += (size_t) snprintf(buf + n, size - n, "%s%s", i ? " " : "", a->holders[i].cgroup);
+        if (n < size)
+                n += (size_t) snprintf(buf + n, size - n, "\n[Pressure]\nCgroups=");
+        for (unsigned i = 0; i < a->n_stalling && n < size; i++)
+                n += (size_t) snprintf(buf + n, size - n, "%s%s", i ? " " : "", a->stalling[i].cgroup);
+        if (n < size)
+                snprintf(buf + n, size - n, "\n");
+}
+
+static double share(const struct advice *a, const struct advice_cg *c) {
+        return a->limit_bytes ? 100.0 * (double) c->zswap / (double) a->limit_bytes : 0;
+}
+
+void advice_print(const struct advice *a, FILE *f) {
+        char b[32], config[8192];
+
+        fprintf(f, "    Advice: no batch cgroups are named; from the kernel's figures now (%u leaf cgroups):\n",
+                a->scanned);
+        for (unsigned i = 0; i < a->n_holders; i++)
+                fprintf(f, "            holds the pool: %s, %s (%.0f%% of the limit)\n", a->holders[i].cgroup,
+                        format_bytes(b, sizeof(b), a->holders[i].zswap), share(a, &a->holders[i]));
+        for (unsigned i = 0; i < a->n_stalling; i++)
+                fprintf(f, "            stalls on memory: %s, %.1f%% of the time over 5 min\n",
+                        a->stalling[i].cgroup, a->stalling[i].stall);
+        advice_config(a, config, sizeof(config));
+        if (!config[0]) {
+                fprintf(f, "            nothing to protect: %s\n",
+                        a->n_holders ? "nothing stalls" : "no cgroup holds 5% of the pool limit");
+                return;
+        }
+        fputs("            to keep the pool for the latter, in a drop-in\n"
+              "            (/etc/zswap-tuned.conf.d/50-batch.conf):\n", f);
+        for (char *l = config, *next; *l; l = next) {
+                next = strchr(l, '\n');
+                fprintf(f, "              %.*s\n", (int) (next - l), l);
+                next++;
+        }
+}
+
+void advice_json(const struct advice *a, FILE *f) {
+        char config[8192];
+
+        fputs("{\"holders\":[", f);
+        for (unsigned i = 0; i < a->n_holders; i++) {
+                fprintf(f, "%s{\"cgroup\":", i ? "," : "");
+                snapshot_json_string(f, a->holders[i].cgroup);
+                fprintf(f, ",\"zswap_bytes\":%llu,\"percent_of_limit\":%.1f}", (unsigned long long) a->holders[i].zswap,
+                        share(a, &a->holders[i]));
+        }
+        fputs("],\"stalling\":[", f);
+        for (unsigned i = 0; i < a->n_stalling; i++) {
+                fprintf(f, "%s{\"cgroup\":", i ? "," : "");
+                snapshot_json_string(f, a->stalling[i].cgroup);
+                fprintf(f, ",\"some_avg300_percent\":%.2f}", a->stalling[i].stall);
+        }
+        advice_config(a, config, sizeof(config));
+        fputs("],\"config\":", f);
+        snapshot_json_string(f, config);
+        fputs("}", f);
+}

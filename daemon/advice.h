@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* What "zswap-tuned status" advises an administrator who has named no batch
+ * cgroups: which cgroups hold the zswap pool, which stall on memory, and the
+ * configuration lines that would protect the latter. From the kernel's own
+ * figures now: each leaf cgroup's "zswap" in memory.stat and the "some"
+ * line's avg300 in memory.pressure. The ranking is pure (advice_add()); the
+ * scan of cgroupfs is advice_scan(). */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "conf.h"
+#include "kernel.h"
+
+#define ADVICE_MAX 5
+/* a cgroup holds the pool with at least this share of its limit ... */
+#define ADVICE_HOLDER_PERCENT 5.0
+/* ... and stalls with at least this much "some" pressure over 5 minutes */
+#define ADVICE_STALL_PERCENT 1.0
+
+struct advice_cg {
+        char cgroup[CONF_CGROUP_NAME_MAX + 1]; /* below the cgroup2 mount */
+        uint64_t zswap;         /* bytes */
+        double stall;           /* percent, "some" avg300 */
+};
+
+struct advice {
+        uint64_t limit_bytes;
+        struct advice_cg holders[ADVICE_MAX], stalling[ADVICE_MAX];
+        unsigned n_holders, n_stalling;
+        unsigned scanned;
+};
+
+/* Rank one cgroup in (pure): a holder by zswap, a staller by stall. */
+void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double stall);
+/* Every leaf cgroup below the cgroup2 mount, at most depth levels down. */
+int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, struct advice *a);
+/* The lines that would protect the stalling from the holders ("" when
+ * there is nothing to say): [Batch] Cgroups= and [Pressure] Cgroups=. */
+void advice_config(const struct advice *a, char *buf, size_t size);
+void advice_print(const struct advice *a, FILE *f);
+void advice_json(const struct advice *a, FILE *f);

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# "zswap-tuned status" advises while no batch cgroups are named (issue 25):
+# the cgroups that hold the pool, those that stall, and the lines that would
+# protect the latter, which --check-config takes and which then cap the
+# holder. On a fake tree (--root).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+W=$(mktemp -d /tmp/zswap-tuned-advice.XXXXXX)
+PID=
+cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$W"; }
+trap cleanup EXIT
+
+fake_tree "$W" N
+CG=$W/root/sys/fs/cgroup
+mkdir -p "$CG" && echo memory > "$CG/cgroup.controllers"
+# the pool limit is 20% of 1000000 kB = 204800000 bytes: the backup holds 25%
+mkdir -p "$CG/system.slice/backup.service" "$CG/system.slice/db.service" "$CG/system.slice/quiet.service"
+printf 'anon 0\nzswap 51200000\nzswapped 153600000\n' > "$CG/system.slice/backup.service/memory.stat"
+echo max > "$CG/system.slice/backup.service/memory.zswap.max"
+echo 51200000 > "$CG/system.slice/backup.service/memory.zswap.current"
+printf 'some avg10=0.00 avg60=0.10 avg300=0.20 total=1\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' \
+	> "$CG/system.slice/backup.service/memory.pressure"
+printf 'anon 0\nzswap 4096\n' > "$CG/system.slice/db.service/memory.stat"
+printf 'some avg10=6.00 avg60=4.50 avg300=3.25 total=123456\nfull avg10=1.00 avg60=1.00 avg300=1.00 total=1\n' \
+	> "$CG/system.slice/db.service/memory.pressure"
+printf 'anon 0\nzswap 0\n' > "$CG/system.slice/quiet.service/memory.stat"
+: > "$W/empty.conf"
+zt() { "$ZT" --root "$W/root" --state-dir "$W/run" "$@"; }
+
+# (not through zt: "$!" of a function would be a subshell, not the daemon)
+"$ZT" --root "$W/root" --state-dir "$W/run" -c "$W/empty.conf" 2>"$W/log" & PID=$!
+wait_for_line "$W/log" 'Started \(pid'
+zt status >"$W/st"
+check "status names the cgroup that holds the pool" \
+	grep -qF 'holds the pool: system.slice/backup.service, 48.8 MiB (25% of the limit)' "$W/st"
+check "... and the one that stalls" grep -qF 'stalls on memory: system.slice/db.service, 3.2% of the time over 5 min' "$W/st"
+check "... and not the quiet one" bash -c "! grep -q quiet.service '$W/st'"
+check "... and prints the lines that would protect it" bash -c "grep -qx '              \[Batch\]' '$W/st' &&
+	grep -qx '              Cgroups=system.slice/backup.service' '$W/st' &&
+	grep -qx '              Cgroups=system.slice/db.service' '$W/st'"
+zt status --json >"$W/st.json"
+check "status --json has the advice" python3 -c "
+import json; d = json.load(open('$W/st.json'))['advice']
+assert d['holders'][0]['cgroup'] == 'system.slice/backup.service' and d['holders'][0]['percent_of_limit'] == 25.0, d
+assert d['stalling'] == [{'cgroup': 'system.slice/db.service', 'some_avg300_percent': 3.25}], d
+assert d['config'] == '[Batch]\nCgroups=system.slice/backup.service\n[Pressure]\nCgroups=system.slice/db.service\n', d"
+# the advice, taken as it is
+python3 -c "import json; print(json.load(open('$W/st.json'))['advice']['config'], end='')" > "$W/advised.conf"
+kill -TERM "$PID"; wait "$PID"; PID=
+zt -c "$W/advised.conf" --check-config >/dev/null 2>"$W/cc"; rc=$?
+check "--check-config takes the advised lines (exit $rc)" test $rc -eq 0
+"$ZT" --root "$W/root" --state-dir "$W/run" -c "$W/advised.conf" 2>"$W/log2" & PID=$!
+wait_for_line "$W/log2" 'Started \(pid'
+check "... and with them the holder is capped" bash -c "[ \"\$(cat '$CG/system.slice/backup.service/memory.zswap.max')\" != max ]"
+zt status --json >"$W/st2.json"
+check "configured, there is no advice" python3 -c "
+import json; assert json.load(open('$W/st2.json'))['advice'] is None"
+kill -TERM "$PID"; wait "$PID"; PID=
+check "... and the cap is lifted on exit" test "$(cat "$CG/system.slice/backup.service/memory.zswap.max")" = max
+
+finish
