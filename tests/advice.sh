@@ -7,10 +7,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-W=$(mktemp -d /tmp/zswap-tuned-advice.XXXXXX)
-PID=
-cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$W"; }
-trap cleanup EXIT
+scratch advice
 
 fake_tree "$W" N
 CG=$W/root/sys/fs/cgroup

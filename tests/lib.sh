@@ -41,3 +41,11 @@ fake_tree() {
 	echo "0::/" > "$1/root/proc/self/cgroup"
 }
 knob() { cat "$P/shrinker_enabled"; }
+
+# scratch NAME: W, a scratch directory, removed on exit, when the daemon
+# started in the background as $PID (if any) is killed too.
+scratch() {
+	W=$(mktemp -d "/tmp/zswap-tuned-$1.XXXXXX")
+	PID=
+	trap '[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$W"' EXIT
+}

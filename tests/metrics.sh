@@ -7,10 +7,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-W=$(mktemp -d /tmp/zswap-tuned-metrics.XXXXXX)
-PID=
-cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$W"; }
-trap cleanup EXIT
+scratch metrics
 
 fake_tree "$W" N
 echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000000" > "$W/root/proc/pressure/memory"
