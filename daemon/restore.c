@@ -78,6 +78,8 @@ static int lock_machine(struct restore *r) {
         } else if (kernel_path(r->kernel, RESTORE_MACHINE_LOCK, path, sizeof(path)) < 0)
                 return -ENAMETOOLONG;
         slash = strrchr(path, '/');
+        if (!slash || slash == path)
+                return log_error_errno(-EINVAL, "The lock file %s is not in a directory", path);
         *slash = '\0';
         (void) mkdir_p(path, 0755); /* there on any system with systemd; a fake tree may lack it */
         dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
