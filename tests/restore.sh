@@ -13,7 +13,7 @@ chmod 755 "$W" # other users walk through it (as nobody below)
 PIDS=()
 cleanup() {
 	local p
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do pkill -9 -P "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	rm -rf "$W"
 }
@@ -57,7 +57,7 @@ if have_root "an unprivileged lock holder blocks nothing"; then
 	zt --state-dir "$S" --restore 2>"$W/log1r"; rc=$?
 	check "--restore after SIGKILL is not blocked by nobody's lock (exit $rc)" test $rc -eq 0
 	check "... and puts the knob back" test "$(knob)" = Y
-	kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null
+	pkill -P "$HOLDER" 2>/dev/null; kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null # (and its sleep)
 fi
 
 # ---- 3: one owner of the knob per machine --------------------------------
