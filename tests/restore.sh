@@ -45,7 +45,9 @@ if have_root "an unprivileged lock holder blocks nothing"; then
 	S=$W/s1; mkdir -m 0755 "$S" # as RuntimeDirectoryMode=0755 makes it
 	# 0.2 locked the directory itself: anyone could open it and hold the lock
 	: > "$W/held"; chown nobody "$W/held"
-	as_nobody flock -x "$S" sh -c "echo locked >'$W/held'; exec sleep 30" & HOLDER=$!; PIDS+=("$HOLDER")
+	# (not through as_nobody: "$!" of a function is a subshell, not flock)
+	setpriv --reuid=nobody --regid=nogroup --clear-groups flock -x "$S" sh -c "echo locked >'$W/held'; exec sleep 30" &
+	HOLDER=$!; PIDS+=("$HOLDER")
 	wait_for_line "$W/held" locked
 	start_daemon "$W/log1" "$S"
 	wait_for_line "$W/log1" 'Started \(pid|Another zswap-tuned'
