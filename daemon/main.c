@@ -15,6 +15,7 @@
 #include "plot.h"
 #include "publish.h"
 #include "record.h"
+#include "replay.h"
 #include "restore.h"
 #include "snapshot.h"
 #include "status.h"

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* Recording what the policy sees and decides (--record=FILE), and replaying
- * a recording through the pure policy with any configuration
- * ("zswap-tuned replay"). The format, one event a line, comma-separated,
+/* Recording what the policy sees and decides (--record=FILE), and the
+ * line format that replay.c and plot.c read back. One event a line, comma-separated,
  * times in microseconds (CLOCK_MONOTONIC), knob values -1/0/1:
  *
  *   # zswap-tuned recording 1
@@ -76,18 +75,3 @@ int record_format_event(const struct record_event *ev, char *buf, size_t size);
  * "inf", hex, "+", spaces). 0, or -EINVAL with the reason in why. */
 int record_parse_line(const char *line, struct record_event *ev, char *why, size_t why_size);
 
-struct replay_options {
-        bool verify;            /* compare with the recorded decisions; exit 1 on a difference */
-        bool quiet;             /* the summary only */
-        bool lenient;           /* skip the lines that are refused (each said), count them */
-        FILE *err;              /* where refused lines are said; NULL: stderr */
-};
-/* Run the policy with c over the recording at path; print the decisions that
- * change something and a summary. 0, 1 (verify: a decision differs), or 2
- * (the file cannot be read, or a line is refused and not lenient: said as
- * FILE:LINE: reason, on stderr; no summary). Times must not go back, except
- * at "I,0", which every start of the daemon writes first: a restarted
- * daemon appends its run (after a reboot, CLOCK_MONOTONIC starts again). */
-int replay(const char *path, const struct conf *c, const struct replay_options *o, FILE *out);
-/* The same on a stream already open, named path in messages. */
-int replay_stream(FILE *in, const char *path, const struct conf *c, const struct replay_options *o, FILE *out);

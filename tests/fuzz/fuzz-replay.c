@@ -8,6 +8,7 @@
 #include "conf.h"
 #include "fuzz.h"
 #include "record.h"
+#include "replay.h"
 
 /* What an accepted line holds, checked independently of record.c. */
 static void check(const char *line, const struct record_event *ev) {
