@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "batch.h"
 #include "cgroup-glob.h"
@@ -149,15 +148,14 @@ static bool prepare(struct batch_cg *c, const struct kernel *k, struct restore *
  * MemoryZSwapMax= ("max" unless set) right after it creates the unit's
  * cgroup, which can be after we capped it (systemd 253 and later). */
 static bool cap_overwritten(struct batch_cg *c, const struct kernel *k) {
-        long page = sysconf(_SC_PAGESIZE);
-        uint64_t ps = page > 0 ? (uint64_t) page : 4096, v;
+        uint64_t v;
         char buf[32];
         ssize_t n = kernel_read(k, c->path, buf, sizeof(buf));
 
         if (n <= 0) /* gone: batch_sample() forgets it */
                 return false;
         strstrip(buf);
-        if (parse_u64(buf, &v) == 0 && (v > c->cap ? v - c->cap : c->cap - v) < ps)
+        if (parse_u64(buf, &v) == 0 && (v > c->cap ? v - c->cap : c->cap - v) < page_size())
                 return false;
         if (!c->overwritten_said)
                 log_notice("Batch: %s holds %s, not our cap (systemd's MemoryZSwapMax=, or another writer); "
@@ -225,9 +223,23 @@ void batch_apply(struct batch *b, const struct kernel *k, struct restore *rs, bo
         }
 }
 
+/* CGROUP= and UNIT= (where known) of a followed cgroup, for its journal lines. */
+struct match_fields {
+        char cgroup[sizeof("CGROUP=") + CONF_CGROUP_NAME_MAX], unit[sizeof("UNIT=") + 256];
+        const char *list[3];
+};
+
+static const char *const *match_fields(struct match_fields *f, const struct batch_cg *c) {
+        snprintf(f->cgroup, sizeof(f->cgroup), "CGROUP=%s", c->spec);
+        snprintf(f->unit, sizeof(f->unit), "UNIT=%s", c->unit);
+        f->list[0] = f->cgroup;
+        f->list[1] = c->unit[0] ? f->unit : NULL;
+        f->list[2] = NULL;
+        return f->list;
+}
+
 int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir, const char *unit) {
-        const char *fields[] = { NULL, NULL, NULL };
-        char f_unit[300], f_cg[600];
+        struct match_fields mf;
         struct batch_cg *c;
         unsigned capped = 0;
 
@@ -255,46 +267,32 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
         for (unsigned i = 0; i < b->n; i++)
                 capped += b->cg[i].capped;
         b->n++;
-        snprintf(f_cg, sizeof(f_cg), "CGROUP=%s", dir);
-        snprintf(f_unit, sizeof(f_unit), "UNIT=%s", c->unit);
-        fields[0] = f_cg;
-        fields[1] = *c->unit ? f_unit : NULL;
-        log_fields(LOG_INFO, fields, "Batch: %s appeared%s%s; batch work from now on", dir, *c->unit ? ", unit " : "",
-                   c->unit);
+        log_fields(LOG_INFO, match_fields(&mf, c), "Batch: %s appeared%s%s; batch work from now on", dir,
+                   *c->unit ? ", unit " : "", c->unit);
         /* capped before its first sample: its share of the cap in force,
          * until the next sample divides it afresh */
         if (b->have_last && b->last.batch_cap >= 0) {
-                struct policy_decision d = b->last;
-                if (capped > 0) { /* the others keep theirs until then: together no more than the total */
-                        long page = sysconf(_SC_PAGESIZE);
-                        uint64_t ps = page > 0 ? (uint64_t) page : 4096;
-                        d.cap_bytes = d.cap_bytes * capped / (capped + 1) / ps * ps;
-                        d.batch_cap = d.batch_cap * capped / (capped + 1);
-                }
-                snprintf(d.cap_text, sizeof(d.cap_text), "its share of the cap in force, until the next sample");
+                struct policy_decision d;
+                policy_cap_newcomer(&b->last, capped, page_size(), &d);
                 cap(c, k, rs, b->dry_run, &d);
         }
         return 0;
 }
 
 void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir) {
-        const char *fields[] = { NULL, NULL, NULL };
-        char f_unit[300], f_cg[600];
+        struct match_fields mf;
 
         for (unsigned i = 0; i < b->n; i++) {
                 struct batch_cg *c = &b->cg[i];
 
                 if (!c->followed || strcmp(c->spec, dir) != 0)
                         continue;
-                snprintf(f_cg, sizeof(f_cg), "CGROUP=%s", dir);
-                snprintf(f_unit, sizeof(f_unit), "UNIT=%s", c->unit);
-                fields[0] = f_cg;
-                fields[1] = *c->unit ? f_unit : NULL;
                 if (c->written && kernel_exists(k, c->path)) {
-                        log_fields(LOG_INFO, fields, "Batch: %s no longer matches; lifting its cap", dir);
+                        log_fields(LOG_INFO, match_fields(&mf, c), "Batch: %s no longer matches; lifting its cap",
+                                   dir);
                         (void) uncap(c, rs); /* on failure it stays saved for --restore */
                 } else {
-                        log_fields(LOG_INFO, fields, "Batch: %s is gone%s", dir,
+                        log_fields(LOG_INFO, match_fields(&mf, c), "Batch: %s is gone%s", dir,
                                    c->capped || c->cap_forgotten ? "; forgetting its cap" : "");
                         restore_forget_cap(rs, c->path);
                 }

@@ -86,11 +86,6 @@ static policy_pool_state read_pool(struct manager *m, struct pool_sample *pool) 
         return st;
 }
 
-static uint64_t page_size(void) {
-        long p = sysconf(_SC_PAGESIZE);
-        return p > 0 ? (uint64_t) p : 4096;
-}
-
 void manager_tick(struct manager *m, uint64_t now) {
         struct policy_sample in = { .now = now, .page_size = page_size() };
         struct policy_decision d;

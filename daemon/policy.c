@@ -99,6 +99,16 @@ static uint64_t whole_pages(uint64_t bytes, uint64_t page_size) {
         return bytes / page_size * page_size;
 }
 
+void policy_cap_newcomer(const struct policy_decision *last, unsigned capped, uint64_t page_size,
+                         struct policy_decision *d) {
+        *d = *last;
+        if (capped > 0) {
+                d->cap_bytes = whole_pages(last->cap_bytes * capped / (capped + 1), page_size);
+                d->batch_cap = last->batch_cap * capped / (capped + 1);
+        }
+        snprintf(d->cap_text, sizeof(d->cap_text), "its share of the cap in force, until the next sample");
+}
+
 static void record_flip(struct policy_state *s, uint64_t now) {
         s->flips[s->n_flips % POLICY_FLIP_HISTORY] = now;
         s->n_flips++;

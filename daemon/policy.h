@@ -170,6 +170,11 @@ policy_outside policy_knob_changed_outside(const struct policy_params *p, struct
 void policy_resume(struct policy_state *s);
 /* Flips since then (the history holds POLICY_FLIP_HISTORY). */
 unsigned policy_flips_since(const struct policy_state *s, uint64_t since);
+/* The cap of a batch cgroup that appears between samples, at once: its
+ * share of last's cap, the capped others keeping theirs until the next
+ * sample divides it afresh, so that together they stay within it. */
+void policy_cap_newcomer(const struct policy_decision *last, unsigned capped, uint64_t page_size,
+                         struct policy_decision *d);
 /* Is a cap of `wanted` bytes worth writing over `current`? Not for rounding
  * noise: the cap moves in steps and the limit with memory hot-plug. */
 bool policy_cap_needs_write(bool capped, uint64_t current, uint64_t wanted);

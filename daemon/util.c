@@ -353,3 +353,8 @@ void closep(int *fd) {
 void freep(void *p) {
         free(*(void **) p);
 }
+
+uint64_t page_size(void) {
+        long p = sysconf(_SC_PAGESIZE);
+        return p > 0 ? (uint64_t) p : 4096;
+}

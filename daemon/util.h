@@ -62,4 +62,5 @@ int parse_boolean(const char *s);
 const char *format_bytes(char *buf, size_t size, uint64_t bytes);
 
 uint64_t now_usec(void); /* CLOCK_MONOTONIC */
+uint64_t page_size(void); /* the kernel's (4 K, 16 K, 64 K) */
 uint64_t realtime_usec(void); /* CLOCK_REALTIME, for people */

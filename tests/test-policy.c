@@ -95,6 +95,20 @@ static void start_goes_to_the_baseline(void **state) {
         assert_int_equal(d.set, KNOB_UNSET);
 }
 
+/* A batch cgroup that comes between samples: its share of the cap in force,
+ * in whole pages, the others keeping theirs until the next sample. */
+static void newcomer_gets_its_share(void **state) {
+        struct policy_decision last = { .batch_cap = 60, .cap_bytes = 600 * 4096 }, d;
+
+        policy_cap_newcomer(&last, 0, 4096, &d);
+        assert_int_equal(d.cap_bytes, 600 * 4096);
+        policy_cap_newcomer(&last, 2, 65536, &d);
+        assert_true(d.batch_cap == 40);
+        assert_int_equal(d.cap_bytes % 65536, 0);
+        assert_true(d.cap_bytes <= 400 * 4096 && d.cap_bytes + 65536 > 400 * 4096);
+        assert_string_equal(d.cap_text, "its share of the cap in force, until the next sample");
+}
+
 /* Without armed PSI triggers nothing wakes an idle daemon: it polls. */
 static void idle_without_triggers_polls(void **state) {
         struct policy_params p = params();
@@ -1127,6 +1141,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(reasons_keep_their_numbers),
                 cmocka_unit_test(start_goes_to_the_baseline),
+                cmocka_unit_test(newcomer_gets_its_share),
                 cmocka_unit_test(idle_without_triggers_polls),
                 cmocka_unit_test(caps_are_whole_pages),
                 cmocka_unit_test(idle_stays_idle),
