@@ -91,6 +91,12 @@ PGB=/usr/lib/postgresql/15/bin; PGD=/var/lib/postgresql/15/main; PGC=/etc/postgr
 ASPG="setpriv --reuid=postgres --regid=postgres --init-groups"
 
 log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*" | tee -a $R/progress.log > /dev/console; }
+fatal() { # what went wrong: put everything back and end the boot
+	log "FATAL: $*"
+	batch off; pg_stop; [ -n "${SPID:-}" ] && kill -TERM $SPID 2>/dev/null
+	reset_knobs
+	exit 1
+}
 mono_ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
 limit_kb() { echo $(( $(awk '/^MemTotal:/{print $2}' /proc/meminfo) * $(cat $P/max_pool_percent) / 100 )); }
 
@@ -184,13 +190,18 @@ pg_start() {
 	fi
 }
 pg_stop() {
-	kill -INT $PGPID 2>/dev/null; wait $PGPID 2>/dev/null
+	[ -n "${PGPID:-}" ] || return 0
+	kill -INT $PGPID 2>/dev/null; wait $PGPID 2>/dev/null; PGPID=
 }
 pgb() { # name rate seconds: pgbench in bench-client, per-transaction logs under $R
+	local f rc=0
 	bash -c "echo \$\$ > $CLICG/cgroup.procs; cd /tmp; exec $ASPG $PGB/pgbench -n -h /run/postgresql -f /tmp/select.sql \
-		-c $PG_CLIENTS -j 2 -R $2 -T $3 -l --log-prefix=/tmp/pglog bench" > $R/$1.out 2>&1
-	local f
+		-c $PG_CLIENTS -j 2 -R $2 -T $3 -l --log-prefix=/tmp/pglog bench" > $R/$1.out 2>&1 || rc=$?
 	for f in /tmp/pglog.*; do [ -f "$f" ] && mv "$f" "$R/$1.tx.${f##*/pglog.}"; done
+	# a phase whose client gave up measured nothing (and ended early): stop the boot
+	# rather than fill a matrix with empty runs
+	[ $rc = 0 ] && ! grep -q 'aborted' $R/$1.out ||
+		fatal "pgbench failed in $1 (exit $rc): $(grep -m1 -i 'error' $R/$1.out)"
 }
 
 # ---- the batch job ---------------------------------------------------------------------
@@ -316,7 +327,7 @@ run_one() { # cfg batchkind idx [warmup]
 	log "run $RUN start (pool limit $(limit_kb) kB)"
 	: > $R/$RUN.marks
 	$BIN/zsample -i $SAMPLE_MS -o $R/$RUN.samples -P $SVCCG -H $BATCHCG -D $DBG &
-	spid=$!
+	spid=$!; SPID=$spid
 	pg_start
 	pgb $RUN.warmup $RATE_BUSY $WARMUP
 	for spec in $sched; do
@@ -336,6 +347,8 @@ run_one() { # cfg batchkind idx [warmup]
 }
 
 log "guest.sh start (phased bed)"
+# pgbench(1): random_gaussian's parameter must be at least 2.0, else every client aborts
+awk -v g="$PG_GAUSS" 'BEGIN{exit !(g + 0 >= 2)}' || fatal "PG_GAUSS=$PG_GAUSS: pgbench's random_gaussian needs at least 2.0"
 . $S/order.sh
 [ -n "$SEED" ] || SEED=$(order_seed)
 setup
