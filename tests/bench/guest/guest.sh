@@ -73,6 +73,7 @@ BATCH_SIZE=${BATCH_SIZE:-896M}
 BATCH_MAX=${BATCH_MAX:-320M}
 BATCH_SIGMA=${BATCH_SIGMA:-0.2}
 BATCH_WRITE_PCT=${BATCH_WRITE_PCT:-20}
+BATCH_CPU_IDLE=${BATCH_CPU_IDLE:-0} # 1: the batch cgroup's cpu.idle=1 in every run (systemd's CPUWeight=idle)
 SCHEDULE=${SCHEDULE:-"alone:30:busy:off start:45:busy:on idle:30:idle:on busy:30:busy:on stop:25:busy:off"}
 CAL_SIZE=${CAL_SIZE:-96M}
 CAL_N=${CAL_N:-1500}
@@ -110,6 +111,10 @@ setup() {
 	mkdir -p $SVCCG $BATCHCG $CLICG $CALCG
 	echo $SVC_MAX > $SVCCG/memory.max
 	echo $BATCH_MAX > $BATCHCG/memory.max
+	if [ "$BATCH_CPU_IDLE" = 1 ]; then # what CPUWeight=idle does to a unit's cgroup
+		grep -qw cpu $CG/cgroup.subtree_control || echo +cpu > $CG/cgroup.subtree_control
+		echo 1 > $BATCHCG/cpu.idle || { log "FATAL: cannot set cpu.idle on $BATCHCG"; exit 1; }
+	fi
 	systemctl stop zswap-tuned 2>/dev/null
 	mkdir -p /etc/zswap-tuned.conf.d /run/postgresql $RECDIR
 	chown postgres:postgres /run/postgresql
@@ -138,12 +143,12 @@ envinfo() {
 		c=$(base_cfg $c)
 		is_daemon $c && [ $c != zt ] || continue
 		echo "## zswap-tuned --check-config ($c drop-in)"
-		dropin $c > $DROPIN && /usr/sbin/zswap-tuned --check-config 2>&1; rm -f $DROPIN
+		dropin $c > $DROPIN && sed 's/^/drop-in: /' $DROPIN && /usr/sbin/zswap-tuned --check-config 2>&1; rm -f $DROPIN
 		echo "## end check-config"
 	done
 	echo "systemd=$(systemctl --version | head -1)"
 	echo "seed=$SEED"
-	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS BASE_SHRINKER=$BASE_SHRINKER BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT"
+	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS BASE_SHRINKER=$BASE_SHRINKER BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT BATCH_CPU_IDLE=$BATCH_CPU_IDLE"
 	echo "schedule=$SCHEDULE"
 	echo "warmup_schedule=${WARMUP_SCHEDULE:-$SCHEDULE}"
 	} > $R/env.txt
