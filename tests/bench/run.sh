@@ -313,7 +313,7 @@ boot_once() {
 	nice -n 19 timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max \
 		-m "$MEM" -smp "$SMP" -nodefaults -display none -serial stdio -no-reboot \
 		-kernel "$WORK/base/vmlinuz" -initrd "$WORK/base/initrd.img" \
-		-append "root=/dev/vda rw console=ttyS0 zswap.enabled=1 zswap.shrinker_enabled=0 mitigations=off ${BENCH_APPEND:-}" \
+		-append "root=/dev/vda rw console=ttyS0 zswap.enabled=1 zswap.shrinker_enabled=0 mitigations=off panic=-1 ${BENCH_APPEND:-}" \
 		"${DRIVES[@]}" \
 		-virtfs local,path="$SHARE",mount_tag=out,security_model=none,id=out \
 		> "$WORK/serial.log" 2>&1 || rc=$?

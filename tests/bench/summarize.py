@@ -595,6 +595,10 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
     if env.get('panics_before_userspace'):
         p()
         p(f"Guest panics before userspace (booted again): {env['panics_before_userspace']}.")
+    if env.get('panic_after_userspace'):
+        p()
+        p(f"**The guest kernel panicked during the runs** (`{env['panic_after_userspace']}`): the boot ended "
+          'there; the runs above are those completed before it, the one in progress is in no statistic.')
     p()
     p('Configurations: ' + '; '.join(f'`{c}` = {cfg_name(c, twins)}' for c in cfgs) + '.')
     p()
@@ -845,6 +849,8 @@ def main(argv=None):
     bp = kvfile(os.path.join(R, 'boot-panics.txt'))
     if bp.get('panics_before_userspace'):
         env['panics_before_userspace'] = bp['panics_before_userspace']
+    if bp.get('panic_after_userspace'):
+        env['panic_after_userspace'] = bp['panic_after_userspace']
     settings = env.get('settings', '')
     aa = None
     if o.aa:
