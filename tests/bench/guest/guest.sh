@@ -111,10 +111,6 @@ setup() {
 	mkdir -p $SVCCG $BATCHCG $CLICG $CALCG
 	echo $SVC_MAX > $SVCCG/memory.max
 	echo $BATCH_MAX > $BATCHCG/memory.max
-	if [ "$BATCH_CPU_IDLE" = 1 ]; then # what CPUWeight=idle does to a unit's cgroup
-		grep -qw cpu $CG/cgroup.subtree_control || echo +cpu > $CG/cgroup.subtree_control
-		echo 1 > $BATCHCG/cpu.idle || { log "FATAL: cannot set cpu.idle on $BATCHCG"; exit 1; }
-	fi
 	systemctl stop zswap-tuned 2>/dev/null
 	mkdir -p /etc/zswap-tuned.conf.d /run/postgresql $RECDIR
 	chown postgres:postgres /run/postgresql
@@ -269,6 +265,21 @@ reset_knobs() {
 	echo max > $BATCHCG/memory.zswap.max
 	echo 1 > $BATCHCG/memory.zswap.writeback
 	echo 0 > $SVCCG/memory.low
+	batch_cpu_idle
+}
+# BATCH_CPU_IDLE=1: the batch cgroup's cpu.idle=1, what CPUWeight=idle does to a unit's
+# cgroup. Set before every run and checked after the configuration is applied. systemd
+# owns the root's cgroup.subtree_control and turns off the controllers no unit of its
+# needs when it realises a unit (which is likely why, in the first phased-defaults boot,
+# the daemon with IdleCgroups=yes found no idle cgroup in any run); CPU accounting on
+# system.slice makes it keep the cpu controller, as a CPUWeight=idle unit would.
+batch_cpu_idle() {
+	[ "$BATCH_CPU_IDLE" = 1 ] || return 0
+	systemctl show -p CPUAccounting --value system.slice | grep -q yes ||
+		systemctl set-property --runtime system.slice CPUAccounting=yes
+	grep -qw cpu $CG/cgroup.subtree_control || echo +cpu > $CG/cgroup.subtree_control
+	[ "$(cat $BATCHCG/cpu.idle 2>/dev/null)" = 1 ] && return 0
+	echo 1 > $BATCHCG/cpu.idle || { log "FATAL: cannot set cpu.idle on $BATCHCG"; exit 1; } # not fatal(): it resets
 }
 apply_cfg() { # cfg
 	local l; l=$(limit_kb)
@@ -329,6 +340,8 @@ run_one() { # cfg batchkind idx [warmup]
 	sync; echo 3 > /proc/sys/vm/drop_caches
 	wait_drain
 	apply_cfg $bc || return
+	[ "$BATCH_CPU_IDLE" != 1 ] || [ "$(cat $BATCHCG/cpu.idle 2>/dev/null)" = 1 ] ||
+		log "warn: $BATCHCG lost cpu.idle=1 when $bc was applied (cgroup.subtree_control: $(cat $CG/cgroup.subtree_control))"
 	log "run $RUN start (pool limit $(limit_kb) kB)"
 	: > $R/$RUN.marks
 	$BIN/zsample -i $SAMPLE_MS -o $R/$RUN.samples -P $SVCCG -H $BATCHCG -D $DBG &
