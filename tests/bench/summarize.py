@@ -812,8 +812,8 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
         p('A miss on the means whose 95% interval (daemon / best static) still reaches the target is shown as '
           '"n.d.": inside the noise, neither a pass nor a FAIL.')
         # the shipped defaults (and variants) and static Y against the base: "no harm"
-        for d in [c for c in cfgs if c in ('zt', 'Y') or c.startswith('zt-')] if base in cfgs else []:
-            worse, n = [], 0
+        for d in [c for c in cfgs if (c in ('zt', 'Y') or c.startswith('zt-')) and c != base] if base in cfgs else []:
+            worse, better, n = [], [], 0
             for ph in phs:
                 for k, _, low in METRICS:
                     if low is None:
@@ -822,12 +822,18 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
                     if cm is None or cm['why'] == 'equal':
                         continue
                     n += 1
-                    if cm['flagged'] and ((low and cm['lo'] > 1.0) or (not low and cm['hi'] < 1.0)):
-                        worse.append(f"{ph}/{LAB[k]} {cm['ratio']:.2f} [{cm['lo']:.2f}-{cm['hi']:.2f}]")
+                    if not cm['flagged']:
+                        continue
+                    what = f"{ph}/{LAB[k]} {cm['ratio']:.2f} [{cm['lo']:.2f}-{cm['hi']:.2f}]"
+                    if (low and cm['lo'] > 1.0) or (not low and cm['hi'] < 1.0):
+                        worse.append(what)
+                    elif (low and cm['hi'] < 1.0) or (not low and cm['lo'] > 1.0):
+                        better.append(what)
             p()
             p(f'`{d}`{" (for reference: the price of the shrinker being on)" if d == "Y" else ""} '
               f'worse than `{base}` beyond the interval and the MDE: ' + ('; '.join(worse) if worse else 'nowhere') +
-              f' ({len(worse)} of {n} comparisons; chance alone, one-sided, gives about {0.025 * n:.1f}).')
+              f' ({len(worse)} of {n} comparisons; chance alone, one-sided, gives about {0.025 * n:.1f}). '
+              'Better: ' + ('; '.join(better) if better else 'nowhere') + f' ({len(better)} of {n}).')
     return status
 
 
