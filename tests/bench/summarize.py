@@ -806,7 +806,8 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
             a, b, c = mean(d, bk, 'all', 'sloB_met_frac'), mean(d, bk, 'all', ops_k), mean(d, bk, 'all', 'pool_ge95_frac')
             if None in (a, b, c):
                 continue
-            p(f"| {d} | {a:.3f} {verdict(d, cs, 'sloB_met_frac', 1.0)} | {fmt(b / 1e3)} ({b / ops[co]:.2f}x) "
+            rel = f'{b / ops[co]:.2f}x' if ops[co] else 'the best is 0'
+            p(f"| {d} | {a:.3f} {verdict(d, cs, 'sloB_met_frac', 1.0)} | {fmt(b / 1e3)} ({rel}) "
               f"{verdict(d, co, ops_k, 0.95)} | {c:.3f} {'pass' if c <= pool[cp] else 'FAIL'} |")
         p()
         p('A miss on the means whose 95% interval (daemon / best static) still reaches the target is shown as '
