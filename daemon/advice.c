@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "advice.h"
+#include "psi.h"
 #include "snapshot.h"
 #include "util.h"
 
@@ -46,24 +47,6 @@ void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double sta
                 keep(a->stalling, &a->n_stalling, &c, stall_of);
 }
 
-/* "some avg10=0.00 avg60=0.00 avg300=1.23 total=..." -> 1.23 */
-static bool some_avg300(const char *buf, double *ret) {
-        const char *p = strstr(buf, "some ");
-
-        if (p != buf && (!p || p[-1] != '\n'))
-                return false;
-        p = strstr(p, " avg300=");
-        if (!p)
-                return false;
-        char num[32];
-        size_t n = strcspn(p + 8, " \n");
-        if (n == 0 || n >= sizeof(num))
-                return false;
-        memcpy(num, p + 8, n);
-        num[n] = '\0';
-        return parse_double(num, ret) == 0 && *ret >= 0 && *ret <= 100;
-}
-
 /* dir: a cgroup's directory below the root prefix; rel: its name below the
  * mount ("" for the root cgroup, which is never advised). */
 static void scan(const struct kernel *k, const char *dir, const char *rel, unsigned depth, struct advice *a) {
@@ -98,7 +81,7 @@ static void scan(const struct kernel *k, const char *dir, const char *rel, unsig
         if (kernel_read(k, path, buf, sizeof(buf)) > 0)
                 (void) parse_stat_field(buf, "zswap", &zswap);
         snprintf(path, sizeof(path), "%s/memory.pressure", dir);
-        if (kernel_read(k, path, buf, sizeof(buf)) > 0 && !some_avg300(buf, &stall))
+        if (kernel_read(k, path, buf, sizeof(buf)) > 0 && parse_psi_avg300(buf, PSI_SOME, &stall) < 0)
                 stall = 0;
         advice_add(a, rel, zswap, stall);
 }

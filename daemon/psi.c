@@ -10,12 +10,13 @@
 #include "psi.h"
 #include "util.h"
 
-int parse_psi(const char *buf, int type, uint64_t *total) {
+/* The value of key (" total=") on the "some" or "full" line, up to the first
+ * character of stop, copied to num. */
+static int psi_field(const char *buf, int type, const char *key, const char *stop, char *num, size_t size) {
         const char *want = type == PSI_FULL ? "full " : "some ";
 
         for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
                 const char *t, *e;
-                char num[32];
                 size_t n;
 
                 if (strncmp(l, want, 5) != 0)
@@ -23,18 +24,34 @@ int parse_psi(const char *buf, int type, uint64_t *total) {
                 e = strchr(l, '\n');
                 if (!e)
                         e = l + strlen(l);
-                t = memmem(l, (size_t) (e - l), " total=", strlen(" total="));
+                t = memmem(l, (size_t) (e - l), key, strlen(key));
                 if (!t)
                         return -EBADMSG;
-                t += strlen(" total=");
-                n = (size_t) (e - t);
-                if (n == 0 || n >= sizeof(num))
+                t += strlen(key);
+                n = strcspn(t, stop);
+                if (n > (size_t) (e - t))
+                        n = (size_t) (e - t);
+                if (n == 0 || n >= size)
                         return -EBADMSG;
                 memcpy(num, t, n);
                 num[n] = '\0';
-                return parse_u64(num, total) < 0 ? -EBADMSG : 0;
+                return 0;
         }
         return -EBADMSG;
+}
+
+int parse_psi(const char *buf, int type, uint64_t *total) {
+        char num[32];
+        int r = psi_field(buf, type, " total=", "\n", num, sizeof(num));
+
+        return r < 0 ? r : parse_u64(num, total) < 0 ? -EBADMSG : 0;
+}
+
+int parse_psi_avg300(const char *buf, int type, double *avg) {
+        char num[32];
+        int r = psi_field(buf, type, " avg300=", " \n", num, sizeof(num));
+
+        return r < 0 ? r : parse_double(num, avg) < 0 || *avg < 0 || *avg > 100 ? -EBADMSG : 0;
 }
 
 int psi_read_total(const struct kernel *k, const char *path, int type, uint64_t *total) {

@@ -15,6 +15,8 @@ enum psi_type { PSI_SOME, PSI_FULL };
 /* The cumulative "total=" stall time (usec) of the "some" or "full" line;
  * -EBADMSG when there is no such line or it is malformed. */
 int parse_psi(const char *buf, int type, uint64_t *total);
+/* The "avg300=" share (percent, 0-100) of the same line; -EBADMSG as above. */
+int parse_psi_avg300(const char *buf, int type, double *avg);
 int psi_read_total(const struct kernel *k, const char *path, int type, uint64_t *total);
 
 /* Without CAP_SYS_RESOURCE the kernel takes only windows that are a multiple
