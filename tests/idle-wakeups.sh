@@ -15,12 +15,13 @@ command -v python3 >/dev/null || skip "python3 is needed to play the notify sock
 kernel_lock || exit 1
 
 W=$(mktemp -d /tmp/zswap-tuned-idle.XXXXXX)
-PID=
-trap '[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$W"' EXIT
+PID= SOCK_PID=
+# the socket's reader too: a failed test left it waiting, holding the kernel lock
+trap '[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; [ -n "$SOCK_PID" ] && kill "$SOCK_PID" 2>/dev/null; rm -rf "$W"' EXIT
 SECS=8
 
 # The notify socket: count WATCHDOG=1 datagrams for $SECS seconds after READY=1.
-python3 - "$W/notify" "$SECS" >"$W/count" <<'PY' &
+python3 - "$W/notify" "$SECS" >"$W/count" 9>&- <<'PY' &
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1])
@@ -50,7 +51,7 @@ wait_for_line "$W/count" '^ready$' 10 || { echo "no READY=1"; cat "$W/log"; exit
 # voluntary switches are its own sleeps; involuntary ones are other load preempting it
 ctx() { awk '$1 == "voluntary_ctxt_switches:" { print $2 }' "/proc/$PID/status"; }
 before=$(ctx)
-wait "$SOCK_PID"
+wait "$SOCK_PID"; SOCK_PID=
 after=$(ctx)
 pings=$(awk '$1 == "pings" { print $2 }' "$W/count")
 wakeups=$((after - before))
