@@ -547,7 +547,8 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
 
 /* ---- setup -------------------------------------------------------------- */
 
-static void find_mount(struct follow *f) {
+/* The cgroup v2 mount; false (and the first place) if there is none. */
+static bool find_mount(struct follow *f) {
         static const char *const mounts[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
 
         snprintf(f->mount, sizeof(f->mount), "%s", mounts[0]);
@@ -556,9 +557,10 @@ static void find_mount(struct follow *f) {
                 snprintf(p, sizeof(p), "%s/cgroup.controllers", mounts[i]);
                 if (kernel_exists(f->kernel, p)) {
                         snprintf(f->mount, sizeof(f->mount), "%s", mounts[i]);
-                        return;
+                        return true;
                 }
         }
+        return false;
 }
 
 int follow_new(struct follow **ret, const struct follow_params *p) {
@@ -576,7 +578,14 @@ int follow_new(struct follow **ret, const struct follow_params *p) {
         f->on_remove = p->on_remove;
         f->userdata = p->userdata;
         f->fd = -1;
-        find_mount(f);
+        if (!find_mount(f) && f->idle) {
+                /* cpu.idle is a cgroup v2 file: without a v2 mount there is
+                 * nothing to find, and walking v1 hierarchies would only
+                 * spend inotify watches */
+                log_info("%s: IdleCgroups=: no cgroup v2 hierarchy is mounted, so no cgroup is taken for its "
+                         "cpu.idle", f->name);
+                f->idle = false;
+        }
         if (p->own) {
                 snprintf(f->own, sizeof(f->own), "%s", p->own);
                 f->own_known = true;

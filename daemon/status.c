@@ -28,9 +28,11 @@ static int not_running(status_error e, const char *why, bool json) {
  * more (a user manager's slices) */
 #define ADVICE_DEPTH 4
 
+/* Batch work named in the configuration (Cgroups=, Units=); IdleCgroups=,
+ * on by default, names nothing: a host without such cgroups still gets advice. */
 static bool batch_patterns(const struct snapshot *s) {
         for (unsigned i = 0; i < s->n_patterns; i++)
-                if (strcmp(s->pattern[i].role, "batch") == 0)
+                if (strcmp(s->pattern[i].role, "batch") == 0 && strcmp(s->pattern[i].pattern, "idle") != 0)
                         return true;
         return false;
 }

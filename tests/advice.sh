@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# "zswap-tuned status" advises while no batch cgroups are named (issue 25):
+# "zswap-tuned status" advises while no batch cgroups are named or found (issue 25):
 # the cgroups that hold the pool, those that stall, and the lines that would
 # protect the latter, which --check-config takes and which then cap the
 # holder. On a fake tree (--root).
@@ -54,6 +54,21 @@ check "... and with them the holder is capped" bash -c "[ \"\$(cat '$CG/system.s
 zt status --json >"$W/st2.json"
 check "configured, there is no advice" python3 -c "
 import json; assert json.load(open('$W/st2.json'))['advice'] is None"
+kill -TERM "$PID"; wait "$PID"; PID=
+check "... and the cap is lifted on exit" test "$(cat "$CG/system.slice/backup.service/memory.zswap.max")" = max
+
+# IdleCgroups= is on by default: with nothing named, a holder marked
+# CPUWeight=idle (cpu.idle 1) is batch work and capped, and then no advice
+echo 1 > "$CG/system.slice/backup.service/cpu.idle"
+"$ZT" --root "$W/root" --state-dir "$W/run" -c "$W/empty.conf" 2>"$W/log3" & PID=$!
+wait_for_line "$W/log3" 'Started \(pid'
+check "on built-in defaults, a cgroup with cpu.idle 1 is capped" \
+	bash -c "[ \"\$(cat '$CG/system.slice/backup.service/memory.zswap.max')\" != max ]"
+zt status --json >"$W/st3.json"
+check "... the idle pattern takes it, and there is no advice" python3 -c "
+import json; d = json.load(open('$W/st3.json'))
+assert d['advice'] is None, d['advice']
+assert {'role': 'batch', 'pattern': 'idle', 'matches': 1} in d['patterns'], d['patterns']"
 kill -TERM "$PID"; wait "$PID"; PID=
 check "... and the cap is lifted on exit" test "$(cat "$CG/system.slice/backup.service/memory.zswap.max")" = max
 

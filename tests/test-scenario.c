@@ -673,9 +673,12 @@ static void batch_without_v2_is_said_once(void **state) {
         tu_write(f->root, "/sys/fs/cgroup/memory/batch/memory.limit_in_bytes", "1000\n"); /* v1 */
         assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch\n"), 0);
         assert_logged(f, "does not exist (no cgroup v2 memory controller, or the cgroup is not there yet)");
+        /* IdleCgroups=, on by default, has no v2 hierarchy to look in: said, and nothing watched */
+        assert_logged(f, "Batch: IdleCgroups=: no cgroup v2 hierarchy is mounted");
+        assert_int_equal(follow_n_watches(f->m.follow.batch), 0);
         at(f, 1, 30, 500, 12);
         at(f, 2, 30, 500, 12);
-        assert_int_equal(count_logged(f, "Batch:"), 1);
+        assert_int_equal(count_logged(f, "Batch:"), 2);
         assert_string_equal(knob(f), "N"); /* the knob works regardless */
 }
 
@@ -1291,8 +1294,9 @@ static void status_lists_patterns(void **state) {
         assert_true(read_full_file(p, buf, sizeof(buf)) > 0);
         assert_non_null(strstr(buf, "PATTERN=batch 2 batch.slice/*\n"));
         assert_non_null(strstr(buf, "PATTERN=batch 0 other.slice/*\n"));
+        assert_non_null(strstr(buf, "PATTERN=batch 0 idle\n")); /* IdleCgroups=, on by default */
         assert_int_equal(snapshot_parse(buf, &s), 0);
-        assert_int_equal(s.n_patterns, 2);
+        assert_int_equal(s.n_patterns, 3);
         assert_int_equal(s.pattern[0].matches, 2);
         assert_string_equal(s.pattern[1].pattern, "other.slice/*");
         assert_int_equal(s.n_batch, 2);
