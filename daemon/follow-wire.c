@@ -207,7 +207,7 @@ static void snapshot_one(const struct follow *f, const char *role, const struct 
                 unsigned n = 0;
                 for (unsigned j = 0; j < follow_count(f); j++)
                         n += follow_get(f, j)->pattern == FOLLOW_IDLE;
-                add_pattern(s, role, "idle", n);
+                add_pattern(s, role, SNAPSHOT_PATTERN_IDLE, n);
         }
 }
 

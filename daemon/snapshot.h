@@ -21,6 +21,7 @@
  * key changes meaning or goes away; new keys may come within a version. */
 #define SNAPSHOT_JSON_SCHEMA 1
 #define SNAPSHOT_MAX_PATTERNS (4 * 16 + 1) /* Cgroups= and Units= of both roles, IdleCgroups= */
+#define SNAPSHOT_PATTERN_IDLE "idle"      /* the pattern IdleCgroups= is listed as */
 
 enum {
         WARN_CGROUP_V1 = 1 << 0,        /* flips have no effect */
@@ -82,7 +83,7 @@ struct snapshot {
                                          * zswap_tuned_batch_cap_bytes{reason}); "" = unknown */
                 char cap_text[128];     /* ... and in words (policy_decision.cap_text) */
         } batch[SNAPSHOT_MAX_BATCH];
-        unsigned n_patterns;            /* Cgroups= globs, Units= ("unit:..."), IdleCgroups= ("idle") */
+        unsigned n_patterns;            /* Cgroups= globs, Units= ("unit:..."), IdleCgroups= (SNAPSHOT_PATTERN_IDLE) */
         struct {
                 char role[16];          /* "batch" or "pressure" */
                 char pattern[300];

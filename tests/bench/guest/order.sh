@@ -37,6 +37,7 @@ order_shuffle() {
 	echo "${w[@]}"
 }
 
+# order_seed: a fresh seed (guest.sh uses SEED= from the conf when set)
 order_seed() {
 	echo $(( $(od -An -N4 -tu4 /dev/urandom) & 0x7fffffff ))
 }
