@@ -1233,6 +1233,22 @@ static void idle_cgroup_is_batch_from_creation(void **state) {
         assert_string_equal(cap_of(f, "system.slice/db.service"), "max");
 }
 
+/* A cgroup named in Cgroups= and also marked idle is one batch cgroup: once
+ * it was two, which shared one cap out between them (half of it each, both
+ * written to the same file; found in the phased benchmark). */
+static void named_idle_cgroup_is_capped_once(void **state) {
+        struct fake *f = *state;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        new_cgroup(f, "batch.slice", "1");
+        assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
+        assert_int_equal(f->m.batch.n, 1);
+        assert_string_equal(cap_of(f, "batch.slice"), cap_bytes(LIMIT_KB, 50));
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(cap_of(f, "batch.slice"), "max");
+        assert_int_equal(count_logged(f, "back to ?"), 0);
+}
+
 static void followed_pressure_source(void **state) {
         struct fake *f = *state;
         char dir[512];
@@ -1353,6 +1369,7 @@ int main(void) {
                 T(glob_match_gone_before_its_event),
                 T(glob_match_cap_overwritten),
                 T(idle_cgroup_is_batch_from_creation),
+                T(named_idle_cgroup_is_capped_once),
                 T(followed_pressure_source),
                 T(restore_lifts_caps_of_vanished_cgroups),
                 T(status_lists_patterns),
