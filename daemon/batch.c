@@ -242,7 +242,6 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
         struct match_fields mf;
         struct batch_cg *c;
         unsigned capped = 0;
-
         char path[sizeof(b->cg[0].path)];
 
         /* One cgroup, one entry, however it was named: "batch.slice" in

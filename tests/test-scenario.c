@@ -1244,6 +1244,12 @@ static void named_idle_cgroup_is_capped_once(void **state) {
         assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
         assert_int_equal(f->m.batch.n, 1);
         assert_string_equal(cap_of(f, "batch.slice"), cap_bytes(LIMIT_KB, 50));
+        /* no longer idle: still named, still capped */
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/cpu.idle", "0\n");
+        assert_int_equal(manager_reload(&f->m), 0);
+        assert_int_equal(f->m.batch.n, 1);
+        until_cap(f, "batch.slice", cap_bytes(LIMIT_KB, 50));
+        assert_string_equal(cap_of(f, "batch.slice"), cap_bytes(LIMIT_KB, 50));
         assert_int_equal(manager_restore(&f->m), 0);
         assert_string_equal(cap_of(f, "batch.slice"), "max");
         assert_int_equal(count_logged(f, "back to ?"), 0);
