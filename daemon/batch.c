@@ -240,19 +240,19 @@ static const char *const *match_fields(struct match_fields *f, const struct batc
 
 int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir, const char *unit) {
         struct match_fields mf;
-        struct batch_cg *c;
+        struct batch_cg *c, one = { .followed = true };
         unsigned capped = 0;
-        char path[sizeof(b->cg[0].path)];
+        bool valid = strlen(dir) < sizeof(one.spec) && strlen(unit ? unit : "") < sizeof(one.unit) &&
+                     kernel_cgroup_path(k, dir, "memory.zswap.max", one.path, sizeof(one.path)) == 0 &&
+                     kernel_cgroup_path(k, dir, "memory.zswap.current", one.cur_path, sizeof(one.cur_path)) == 0 &&
+                     cap_path_valid(one.path);
 
-        /* One cgroup, one entry, however it was named: "batch.slice" in
-         * Cgroups= and the same cgroup matched by IdleCgroups= as
-         * "/sys/fs/cgroup/batch.slice" counted twice shared one cap out
-         * between them, half of what it should have been (measured in
-         * the phased benchmark: 34-39% of the pool limit instead of 50%). */
-        if (kernel_cgroup_path(k, dir, "memory.zswap.max", path, sizeof(path)) == 0)
-                for (unsigned i = 0; i < b->n; i++)
-                        if (strcmp(b->cg[i].spec, dir) == 0 || strcmp(b->cg[i].path, path) == 0)
-                                return 0; /* a fixed path, or there already */
+        /* One cgroup, one entry, however it was named: Cgroups=batch.slice
+         * and IdleCgroups='s "/sys/fs/cgroup/batch.slice" are the same
+         * memory.zswap.max (counted twice, they shared one cap out). */
+        for (unsigned i = 0; valid && i < b->n; i++)
+                if (strcmp(b->cg[i].path, one.path) == 0)
+                        return 0; /* a fixed path, or there already */
         if (b->n >= ELEMENTSOF(b->cg)) {
                 if (!b->full_said)
                         log_warning("Batch: %s matches, but %zu batch cgroups are capped already (what the save "
@@ -260,20 +260,16 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
                 b->full_said = true;
                 return -ENOSPC;
         }
-        c = &b->cg[b->n];
-        *c = (struct batch_cg) { .followed = true };
-        if (strlen(dir) >= sizeof(c->spec) || strlen(unit ? unit : "") >= sizeof(c->unit) ||
-            kernel_cgroup_path(k, dir, "memory.zswap.max", c->path, sizeof(c->path)) < 0 ||
-            kernel_cgroup_path(k, dir, "memory.zswap.current", c->cur_path, sizeof(c->cur_path)) < 0 ||
-            !cap_path_valid(c->path)) {
+        if (!valid) {
                 log_warning("Batch: %s cannot be capped (name too long, or not below " CGROUP_ROOT ")", dir);
                 return -EINVAL;
         }
-        strcpy(c->spec, dir);
-        strcpy(c->unit, unit ? unit : "");
+        strcpy(one.spec, dir);
+        strcpy(one.unit, unit ? unit : "");
         for (unsigned i = 0; i < b->n; i++)
                 capped += b->cg[i].capped;
-        b->n++;
+        c = &b->cg[b->n++];
+        *c = one;
         log_fields(LOG_INFO, match_fields(&mf, c), "Batch: %s appeared%s%s; batch work from now on", dir,
                    *c->unit ? ", unit " : "", c->unit);
         /* capped before its first sample: its share of the cap in force,

@@ -32,7 +32,8 @@ static int not_running(status_error e, const char *why, bool json) {
  * on by default, names nothing: a host without such cgroups still gets advice. */
 static bool batch_patterns(const struct snapshot *s) {
         for (unsigned i = 0; i < s->n_patterns; i++)
-                if (strcmp(s->pattern[i].role, "batch") == 0 && strcmp(s->pattern[i].pattern, SNAPSHOT_PATTERN_IDLE) != 0)
+                if (strcmp(s->pattern[i].role, "batch") == 0 &&
+                    strcmp(s->pattern[i].pattern, SNAPSHOT_PATTERN_IDLE) != 0)
                         return true;
         return false;
 }
