@@ -12,7 +12,8 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 python3 - "$R" "$T" <<'EOF'
 import csv, glob, os, sys
 R, T = sys.argv[1], sys.argv[2]
-rows = list(csv.DictReader(open(os.path.join(R, 'results.csv'))))
+# the warm-up runs (run "w1", ...) are in no figure
+rows = [r for r in csv.DictReader(open(os.path.join(R, 'results.csv'))) if r['run'].isdigit()]
 cfgs, dss = [], []
 for r in rows:
     if r['cfg'] not in cfgs: cfgs.append(r['cfg'])

@@ -318,6 +318,47 @@ class CommittedData(unittest.TestCase):
         self.assertLessEqual(k, 0.1 * m)
 
 
+class LegacyPlot(unittest.TestCase):
+    """legacy-plot.sh on the committed write-once boot, gnuplot stubbed: the warm-up
+    run ("w1" in results.csv) once stopped it before any figure was drawn."""
+
+    def test_warmup_run_is_left_out(self):
+        src = os.path.join(SRC, 'docs', 'bench', 'write-once-32d38c7')
+        if not os.path.exists(os.path.join(src, 'raw', 'runs.tar.xz')):
+            self.skipTest('no docs/bench/write-once-32d38c7')
+        import subprocess
+        import tarfile
+        with tempfile.TemporaryDirectory() as d:
+            r = os.path.join(d, 'results')
+            os.mkdir(r)
+            with tarfile.open(os.path.join(src, 'raw', 'runs.tar.xz')) as t:
+                if hasattr(tarfile, 'data_filter'):  # Python >= 3.11.4
+                    t.extractall(r, filter='data')
+                else:
+                    t.extractall(r)
+            shutil.copy(os.path.join(src, 'results.csv'), r)
+            self.assertIn(',w1,', open(os.path.join(r, 'results.csv')).read())
+            bindir = os.path.join(d, 'bin')
+            os.mkdir(bindir)
+            log = os.path.join(d, 'gnuplot.log')
+            stub = os.path.join(bindir, 'gnuplot')
+            with open(stub, 'w') as f:
+                # a gnuplot that records its script and creates the file it was to draw
+                f.write('#!/bin/sh\n'
+                        'cat "$1" >> "$STUB_LOG"\n'
+                        "awk -F\"'\" '/^set output/ { print $2 }' \"$1\" | while read -r o; do : > \"$o\"; done\n")
+            os.chmod(stub, 0o755)
+            env = dict(os.environ, PATH=bindir + os.pathsep + os.environ['PATH'], STUB_LOG=log)
+            p = subprocess.run(['bash', os.path.join(SRC, 'tests', 'bench', 'legacy-plot.sh'), r],
+                               env=env, capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(sorted(x for x in os.listdir(r) if x.startswith('timeline-')),
+                             ['timeline-N.png', 'timeline-N2.png', 'timeline-Y.png', 'timeline-zt.png'])
+            gp = open(log).read()
+            self.assertIn('.mixed.r5.dat', gp)
+            self.assertNotIn('w1', gp)
+
+
 def tap():
     suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
     tests = []

@@ -87,6 +87,7 @@ envinfo() {
 	echo "cgroup_fs=$(stat -fc %T $CG)"; echo "cgroup.controllers=$(cat $CG/cgroup.controllers)"
 	for f in $P/*; do echo "zswap.$(basename $f)=$(cat $f)"; done
 	swapon --show --noheadings
+	cat $S/tree.txt 2>/dev/null # the daemon's commit: names the results directory
 	echo "daemon=$(/usr/sbin/zswap-tuned --version 2>&1 | head -1)"
 	echo "daemon_sha256=$(sha256sum /usr/sbin/zswap-tuned | cut -c1-16)"
 	echo "## zswap-tuned --check-config (ztcap drop-in)"
