@@ -248,8 +248,8 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
                      cap_path_valid(one.path);
 
         /* One cgroup, one entry, however it was named: Cgroups=batch.slice
-         * and IdleCgroups='s "/sys/fs/cgroup/batch.slice" are the same
-         * memory.zswap.max (counted twice, they shared one cap out). */
+         * and "/sys/fs/cgroup/batch.slice" found by IdleCgroups= are the
+         * same memory.zswap.max (counted twice, they shared one cap out). */
         for (unsigned i = 0; valid && i < b->n; i++)
                 if (strcmp(b->cg[i].path, one.path) == 0)
                         return 0; /* a fixed path, or there already */

@@ -10,7 +10,9 @@ import os
 import random
 import re
 import shutil
+import subprocess
 import sys
+import tarfile
 import tempfile
 import unittest
 
@@ -326,8 +328,6 @@ class LegacyPlot(unittest.TestCase):
         src = os.path.join(SRC, 'docs', 'bench', 'write-once-32d38c7')
         if not os.path.exists(os.path.join(src, 'raw', 'runs.tar.xz')):
             self.skipTest('no docs/bench/write-once-32d38c7')
-        import subprocess
-        import tarfile
         with tempfile.TemporaryDirectory() as d:
             r = os.path.join(d, 'results')
             os.mkdir(r)
