@@ -71,14 +71,20 @@ RES = {'slo_over_s': 1, 'sloB_over_s': 1, 'zswpout': 1, 'zswpwb': 1, 'zswpin': 1
        'batch_fill_ops_s': 1, 'batch_reread_ops_s': 1}
 
 
-def cfg_name(c, twins=None):
-    """zt-NAME / ztcfg-NAME: a variant of the daemon, its drop-in additions in env.txt."""
+def cfg_name(c, twins=None, base_shrinker='N'):
+    """zt-NAME / ztcfg-NAME: a variant of the daemon, its drop-in additions in env.txt.
+    A static setting other than the knob itself is applied on top of the shrinker value every
+    run starts from (BASE_SHRINKER in env.txt: Y in the baseline-y family), so it is named so."""
     if twins and c in twins:
-        return f'{cfg_name(twins[c])}, run again under another name (the A/A twin of `{twins[c]}`)'
+        return (f'{cfg_name(twins[c], None, base_shrinker)}, run again under another name '
+                f'(the A/A twin of `{twins[c]}`)')
     base = c.split('-', 1)[0]
     if c not in NAMES and base in ('zt', 'ztcfg') and base != c:
         return f"{NAMES[base]} + the settings of {base.upper()}_{c.split('-', 1)[1].replace('-', '_')} (env.txt)"
-    return NAMES.get(c, c)
+    name = NAMES.get(c, c)
+    if c in STATIC and c not in ('N', 'Y') and name.startswith('N'):
+        name = base_shrinker + name[1:]
+    return name
 
 
 def pct(sorted_v, p):
@@ -600,7 +606,8 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
         p(f"**The guest kernel panicked during the runs** (`{env['panic_after_userspace']}`): the boot ended "
           'there; the runs above are those completed before it, the one in progress is in no statistic.')
     p()
-    p('Configurations: ' + '; '.join(f'`{c}` = {cfg_name(c, twins)}' for c in cfgs) + '.')
+    base_shrinker = 'Y' if 'BASE_SHRINKER=Y' in env.get('settings', '').split() else 'N'
+    p('Configurations: ' + '; '.join(f'`{c}` = {cfg_name(c, twins, base_shrinker)}' for c in cfgs) + '.')
     p()
     bks = ordered(rep.rows, 'batch')
     phs = ordered(rep.rows, 'phase')

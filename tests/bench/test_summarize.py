@@ -307,6 +307,18 @@ class Summary(unittest.TestCase):
         self.assertIsNone(r['batch_fill_ops_s'])
 
 
+class ConfigNames(unittest.TestCase):
+    """A static cap is applied on top of the shrinker value each run starts from; in the
+    baseline-y family that is Y, and the summaries once called its caps "N + ..."."""
+    def test_cap_on_top_of_the_base_shrinker(self):
+        self.assertEqual(summarize.cfg_name('cap0', base_shrinker='Y'), 'Y + batch memory.zswap.max=0')
+        self.assertEqual(summarize.cfg_name('cap0'), 'N + batch memory.zswap.max=0')
+        self.assertEqual(summarize.cfg_name('N', base_shrinker='Y'), 'static shrinker N')
+        self.assertEqual(summarize.cfg_name('caphalf2', {'caphalf2': 'caphalf'}, 'Y'),
+                         'Y + batch memory.zswap.max = pool limit / 2, run again under another name '
+                         '(the A/A twin of `caphalf`)')
+
+
 class CommittedData(unittest.TestCase):
     def test_defaults_aa_resummarised(self):
         d = os.path.join(SRC, 'docs', 'bench', 'defaults-aa')
