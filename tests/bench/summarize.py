@@ -27,6 +27,7 @@ import csv
 import io
 import math
 import os
+import shlex
 import statistics as st
 import sys
 import tarfile
@@ -153,6 +154,15 @@ def kvfile(path):
     except OSError:
         pass
     return d
+
+
+def setting(env, key):
+    """One value of env.txt's settings line (guest.sh writes it as shell words, KEY='a b')."""
+    try:
+        words = shlex.split(env.get('settings', ''))
+    except ValueError:
+        return None
+    return next((w.split('=', 1)[1] for w in words if w.startswith(key + '=')), None)
 
 
 def read_marks(store, run):
@@ -606,7 +616,7 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
         p(f"**The guest kernel panicked during the runs** (`{env['panic_after_userspace']}`): the boot ended "
           'there; the runs above are those completed before it, the one in progress is in no statistic.')
     p()
-    base_shrinker = 'Y' if 'BASE_SHRINKER=Y' in env.get('settings', '').split() else 'N'
+    base_shrinker = setting(env, 'BASE_SHRINKER') or 'N'
     p('Configurations: ' + '; '.join(f'`{c}` = {cfg_name(c, twins, base_shrinker)}' for c in cfgs) + '.')
     p()
     bks = ordered(rep.rows, 'batch')
@@ -865,12 +875,11 @@ def main(argv=None):
         env['panics_before_userspace'] = bp['panics_before_userspace']
     if bp.get('panic_after_userspace'):
         env['panic_after_userspace'] = bp['panic_after_userspace']
-    settings = env.get('settings', '')
     aa = None
     if o.aa:
         aa = o.aa.split(',')
-    elif "AA='" in settings:
-        v = settings.split("AA='", 1)[1].split("'", 1)[0].split()
+    elif setting(env, 'AA'):
+        v = setting(env, 'AA').split()
         aa = v if len(v) == 2 else None
     base = o.base or (aa[0] if aa else 'N')
     runs = read_runs(R)
