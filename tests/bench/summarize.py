@@ -37,12 +37,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats  # noqa: E402
 
 STATIC = ['N', 'Y', 'cap0', 'caphalf', 'capq', 'cap3q', 'wb0', 'low', 'off', 'pool20']
-NAMES = {'N': 'static shrinker N', 'Y': 'static shrinker Y', 'cap0': 'N + batch memory.zswap.max=0',
-         'caphalf': 'N + batch memory.zswap.max = pool limit / 2',
-         'capq': 'N + batch memory.zswap.max = pool limit / 4',
-         'cap3q': 'N + batch memory.zswap.max = pool limit * 3/4',
-         'wb0': 'N + batch memory.zswap.writeback=0', 'low': 'N + service memory.low = its working set',
-         'off': 'zswap disabled', 'pool20': 'N, max_pool_percent=20',
+# {base}: the shrinker value every run starts from (BASE_SHRINKER in env.txt; Y in the
+# baseline-y family), on top of which a static setting other than the knob is applied.
+NAMES = {'N': 'static shrinker N', 'Y': 'static shrinker Y', 'cap0': '{base} + batch memory.zswap.max=0',
+         'caphalf': '{base} + batch memory.zswap.max = pool limit / 2',
+         'capq': '{base} + batch memory.zswap.max = pool limit / 4',
+         'cap3q': '{base} + batch memory.zswap.max = pool limit * 3/4',
+         'wb0': '{base} + batch memory.zswap.writeback=0', 'low': '{base} + service memory.low = its working set',
+         'off': 'zswap disabled', 'pool20': '{base}, max_pool_percent=20',
          'zt': 'zswap-tuned, shipped defaults',
          'ztcfg': 'zswap-tuned configured ([Pressure] Cgroups=bench-svc, [Batch] Cgroups=bench-batch)'}
 # metric, label, lower is better? (None: no direction, not compared)
@@ -73,19 +75,14 @@ RES = {'slo_over_s': 1, 'sloB_over_s': 1, 'zswpout': 1, 'zswpwb': 1, 'zswpin': 1
 
 
 def cfg_name(c, twins=None, base_shrinker='N'):
-    """zt-NAME / ztcfg-NAME: a variant of the daemon, its drop-in additions in env.txt.
-    A static setting other than the knob itself is applied on top of the shrinker value every
-    run starts from (BASE_SHRINKER in env.txt: Y in the baseline-y family), so it is named so."""
+    """zt-NAME / ztcfg-NAME: a variant of the daemon, its drop-in additions in env.txt."""
     if twins and c in twins:
         return (f'{cfg_name(twins[c], None, base_shrinker)}, run again under another name '
                 f'(the A/A twin of `{twins[c]}`)')
     base = c.split('-', 1)[0]
     if c not in NAMES and base in ('zt', 'ztcfg') and base != c:
         return f"{NAMES[base]} + the settings of {base.upper()}_{c.split('-', 1)[1].replace('-', '_')} (env.txt)"
-    name = NAMES.get(c, c)
-    if c in STATIC and c not in ('N', 'Y') and name.startswith('N'):
-        name = base_shrinker + name[1:]
-    return name
+    return NAMES.get(c, c).replace('{base}', base_shrinker)
 
 
 def pct(sorted_v, p):
@@ -878,8 +875,8 @@ def main(argv=None):
     aa = None
     if o.aa:
         aa = o.aa.split(',')
-    elif setting(env, 'AA'):
-        v = setting(env, 'AA').split()
+    else:
+        v = (setting(env, 'AA') or '').split()
         aa = v if len(v) == 2 else None
     base = o.base or (aa[0] if aa else 'N')
     runs = read_runs(R)
