@@ -458,6 +458,66 @@ def read_runs(R):
     return runs
 
 
+SPEED = ('speed_cpu_ms', 'speed_fault_ms', 'speed_end_cpu_ms', 'speed_end_fault_ms')
+
+
+def run_speeds(runs):
+    """{(cfg, batch, idx): (cpu ms, fault ms)} per counted run: the mean of `zbench speed`
+    before and after it (guest.sh); runs from before the probe are left out"""
+    out = {}
+    for d in runs:
+        if d.get('warmup') == '1':
+            continue
+        try:
+            v = [float(d[k]) for k in SPEED]
+        except (KeyError, ValueError):
+            continue
+        if min(v) > 0:
+            out[(d['cfg'], d['batch'], int(d['idx']))] = ((v[0] + v[2]) / 2, (v[1] + v[3]) / 2)
+    return out
+
+
+def pearson(x, y):
+    if len(x) < 3 or st.pstdev(x) == 0 or st.pstdev(y) == 0:
+        return None
+    mx, my = st.mean(x), st.mean(y)
+    return sum((a - mx) * (b - my) for a, b in zip(x, y)) / (len(x) * st.pstdev(x) * st.pstdev(y))
+
+
+def speed_lines(runs, rows, cfgs, aa):
+    """the guest's speed per configuration, the A/A twin's against its first, and how the
+    service's whole-run p99 follows it; [] when the boot has no speed probe"""
+    sp = run_speeds(runs)
+    if not sp:
+        return []
+    by = {c: [v for (cc, _, _), v in sp.items() if cc == c] for c in cfgs}
+
+    def rng(v):
+        return f'{st.median(v):.0f} [{min(v):.0f}-{max(v):.0f}]'
+    parts = [f'`{c}` {rng([x[0] for x in v])} / {rng([x[1] for x in v])}' for c, v in by.items() if v]
+    out = ['Guest speed (`zbench speed` before and after each run, their mean, in ms: a fixed CPU loop / a fixed '
+           'number of page faults; lower is faster; median [range] over runs): ' + '; '.join(parts) + '.']
+    if aa and by.get(aa[0]) and by.get(aa[1]):
+        ws = [stats.welch_log([x[i] for x in by[aa[1]]], [x[i] for x in by[aa[0]]]) for i in (0, 1)]
+        if all(ws):
+            out[0] += (f' A/A twin `{aa[1]}` against `{aa[0]}`: CPU loop {ws[0]["ratio"]:.2f}x '
+                       f'[{ws[0]["lo"]:.2f}-{ws[0]["hi"]:.2f}], page faults {ws[1]["ratio"]:.2f}x '
+                       f'[{ws[1]["lo"]:.2f}-{ws[1]["hi"]:.2f}] (an interval that excludes 1: the twin\'s runs met '
+                       'a slower or faster guest than its first\'s, and the A/A flags above include its effect).')
+    p99 = {(r['cfg'], r['batch'], r['run']): r['svc_p99_ms'] for r in rows
+           if r['phase'] == 'all' and not r.get('warmup') and r.get('svc_p99_ms')}
+    corr = []
+    for label, keep in (('all counted runs', lambda c: True), ('the A/A runs', lambda c: bool(aa) and c in aa)):
+        keys = [k for k in sp if k in p99 and keep(k[0])]
+        r = [pearson([math.log(sp[k][i]) for k in keys], [math.log(p99[k]) for k in keys]) for i in (0, 1)]
+        if all(x is not None for x in r):
+            corr.append(f'over {label} (n = {len(keys)}) r = {r[0]:.2f} / {r[1]:.2f}')
+    if corr:
+        out.append('Correlation of the log of the whole-run service p99 with the log of the CPU loop / page '
+                   'faults: ' + '; '.join(corr) + '.')
+    return [' '.join(out)]
+
+
 # ---------------------------------------------------------------- the report
 class Report:
     def __init__(self, rows, aa, base):
@@ -646,6 +706,9 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
     else:
         p('**A/A: no A/A pair in this matrix** (AA= in the conf, or --aa): no minimum detectable effect; '
           'a ratio is "n.d." only when its interval includes 1.')
+    for line in speed_lines(runs, rep.rows, cfgs, aa):
+        p()
+        p(line)
     p()
     p(f'Cells: mean over runs (ratio against `{base}` [95% interval], only with >= 2 runs each; "n.d." as above). '
       f'Boot SLO = 2x the median over all runs of the p99 in phase `alone` ({fmt(boot_slo / 1e3 if boot_slo else None)} ms); '

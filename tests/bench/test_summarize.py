@@ -203,7 +203,9 @@ def write_run(d, run, t0, slow_from=None, stall=None, fill=True):
                 f.write(f'0 {j} {lat} 0 {end // 1000} {(end % 1000) * 1000} 0\n')
 
 
-def synthetic_dir(d):
+def synthetic_dir(d, speed=None):
+    """speed: {cfg: CPU-loop ms} to record `zbench speed` around each run (fault ms = 2x,
+    the after-run probe 2% slower, a per-run jitter of +-1%)"""
     runs = []
     t0 = 100_000
     order = [('N', 1), ('N2', 1), ('X', 1), ('N', 2), ('X', 2), ('N2', 2), ('X', 3), ('N2', 3), ('N', 3)]
@@ -213,7 +215,12 @@ def synthetic_dir(d):
         run = f'{c}.walk.r{k}'
         write_run(d, run, t0 + (i + 1) * 60_000, slow_from=20_000 if c == 'X' else None,
                   stall=(12_000, 15_000) if c == 'X' else None)
-        runs.append(f'run={run} cfg={c} batch=walk idx={k} limit_kB=200000 secs=40')
+        sp = ''
+        if speed:
+            v = speed[c] * (1 + 0.01 * (k - 2))
+            sp = (f' speed_cpu_ms={v:.0f} speed_fault_ms={2 * v:.0f} speed_end_cpu_ms={1.02 * v:.0f} '
+                  f'speed_end_fault_ms={2.04 * v:.0f}')
+        runs.append(f'run={run} cfg={c} batch=walk idx={k} limit_kB=200000 secs=40' + sp)
     open(os.path.join(d, 'runs.txt'), 'w').write('\n'.join(runs) + '\n')
     open(os.path.join(d, 'env.txt'), 'w').write(
         "kernel=test\nseed=42\nsettings=RUNS=3 CONFIGS='N N2 X' AA='N N2'\nschedule=alone:10:busy:off start:10:busy:on busy:10:busy:on\n")
@@ -288,6 +295,30 @@ class Summary(unittest.TestCase):
         strip = lambda s: '\n'.join(l for l in s.splitlines() if not l.startswith('Source:'))  # noqa: E731
         self.assertEqual(strip(first), strip(again))
         self.assertTrue(os.path.exists(os.path.join(self.d, 'results.csv')))
+
+    def test_no_speed_probe_no_speed_line(self):
+        rc, out = run_main([self.d])
+        self.assertNotIn('Guest speed', out)
+
+    def test_speed_of_the_twin(self):
+        synthetic_dir(self.d, speed={'N': 1000, 'N2': 1100, 'X': 1000})
+        rc, out = run_main([self.d])
+        m = re.search(r'A/A twin `N2` against `N`: CPU loop ([0-9.]+)x \[([0-9.]+)-([0-9.]+)\], '
+                      r'page faults ([0-9.]+)x', out)
+        self.assertTrue(m, out)
+        ratio, lo, hi, faults = map(float, m.groups())
+        self.assertAlmostEqual(ratio, 1.10, places=2)
+        self.assertGreater(lo, 1.0)
+        self.assertAlmostEqual(faults, 1.10, places=2)
+        self.assertRegex(out, r'`N` 10[0-9]{2} \[[0-9]+-[0-9]+\] / 20[0-9]{2}')
+        # the service is slow in X's runs (3x from 20 s), and X's guest is as fast as N's:
+        # no correlation can come from the A/A runs, whose service is the same
+        self.assertRegex(out, r'over all counted runs \(n = 9\) r = ')
+        synthetic_dir(self.d, speed={'N': 1000, 'N2': 1000, 'X': 1000})
+        rc, out = run_main([self.d])
+        m = re.search(r'CPU loop ([0-9.]+)x \[([0-9.]+)-([0-9.]+)\]', out)
+        self.assertLessEqual(float(m.group(2)), 1.0)
+        self.assertGreaterEqual(float(m.group(3)), 1.0)
 
     def test_results_csv_alone_keeps_the_warmup_out(self):
         rc, first = run_main([self.d])

@@ -41,7 +41,8 @@
 # statistic) at the start of the boot.
 # Raw results go to /out/results/ (run.sh's report step turns them into tables/plots):
 #   calib.txt   swap-in calibration          env.txt      kernel, knobs, daemon, settings
-#   runs.txt    one line per run             <run>.marks  phase boundaries + counters
+#   runs.txt    one line per run (with the guest's speed before and after it: zbench speed)
+#   <run>.marks  phase boundaries + counters
 #   <run>.samples (zsample, 100 ms)          <run>.batch.log  batch ops (all, first fill) every 500 ms
 #   <run>.pg.<phase>.*  pgbench per-transaction logs; <run>.pgout.<phase> its summary
 #   <run>.daemon, <run>.flips                the daemon's journal and knob flips
@@ -330,8 +331,17 @@ daemon_stop() { # run name
 	[ "$(cat $BATCHCG/memory.zswap.max)" = max ] || log "warn: bench-batch memory.zswap.max not restored: $(cat $BATCHCG/memory.zswap.max)"
 }
 
+# The guest's speed now (zbench speed: a fixed CPU loop and a fixed number of page
+# faults, in ms), as "speed_cpu_ms=X speed_fault_ms=Y" with PREFIX in place of "speed".
+# Under TCG the guest's clock runs on, but the guest's work slows with the host; two
+# A/A boots failed with every run of the twin slower (issue 23), and this is the
+# covariate that can say whether the runs were slow or the configuration was.
+speed_probe() { # prefix
+	$BIN/zbench speed 2>/dev/null | awk -v p=$1 '{for (i = 1; i <= NF; i++) if ($i ~ /^speed\.(cpu|fault)_ms=/) { sub(/^speed\./, p "_", $i); printf "%s ", $i }}'
+}
+
 run_one() { # cfg batchkind idx [warmup]
-	local c=$1 i=$3 w=${4:-} spid spec name dur svc bst rate t0 bc sched=$SCHEDULE
+	local c=$1 i=$3 w=${4:-} spid spec name dur svc bst rate t0 bc sched=$SCHEDULE sp0 sp1
 	bc=$(base_cfg $c)
 	BKIND=$2; RUN=$c.$2.r$3; DUNIT_MS=
 	[ -n "$w" ] && { RUN=$c.$2.w$3; sched=${WARMUP_SCHEDULE:-$SCHEDULE}; }
@@ -339,6 +349,7 @@ run_one() { # cfg batchkind idx [warmup]
 	reset_knobs
 	sync; echo 3 > /proc/sys/vm/drop_caches
 	wait_drain
+	sp0=$(speed_probe speed)
 	apply_cfg $bc || return
 	[ "$BATCH_CPU_IDLE" != 1 ] || [ "$(cat $BATCHCG/cpu.idle 2>/dev/null)" = 1 ] ||
 		log "warn: $BATCHCG lost cpu.idle=1 when $bc was applied (cgroup.subtree_control: $(cat $CG/cgroup.subtree_control))"
@@ -360,7 +371,8 @@ run_one() { # cfg batchkind idx [warmup]
 	pg_stop
 	kill -TERM $spid; wait $spid
 	is_daemon $bc && daemon_stop $RUN
-	echo "run=$RUN cfg=$c batch=$BKIND idx=$i limit_kB=$(limit_kb) daemon_unit_ms=${DUNIT_MS:-} secs=$(( ($(mono_ms) - t0) / 1000 ))${w:+ warmup=1}" >> $R/runs.txt
+	sp1=$(speed_probe speed_end)
+	echo "run=$RUN cfg=$c batch=$BKIND idx=$i limit_kB=$(limit_kb) daemon_unit_ms=${DUNIT_MS:-} secs=$(( ($(mono_ms) - t0) / 1000 )) $sp0$sp1${w:+warmup=1}" | sed 's/ *$//' >> $R/runs.txt
 	log "run $RUN done in $(( ($(mono_ms) - t0) / 1000 )) s: batch $(grep -E '^walk.ops_per_s=' $R/$RUN.batch | tail -1) svc $(grep -h 'tps = ' $R/$RUN.pg.*.out | awk '{printf "%.0f ", $3}')"
 }
 

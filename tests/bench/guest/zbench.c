@@ -42,6 +42,12 @@
  *       touch up to COUNT non-resident pages (mincore) in random order, one read each,
  *       and print calib.p50_us/p90_us/p99_us/n. Set vm.page-cluster=0 first.
  *
+ *   zbench speed [-n ITERATIONS] [-s SIZE]
+ *       how fast the guest runs right now (under TCG this moves with the host): the
+ *       wall time of ITERATIONS xorshift steps (default 20M; pure CPU) and of writing
+ *       one byte to every page of SIZE fresh anonymous memory four times (default 32M;
+ *       page faults, the kernel's work per fault). Prints "speed.cpu_ms=X speed.fault_ms=Y".
+ *
  *   zbench dump -s SIZE [-d DATASET]
  *       write the hog's page contents to stdout (to check compressibility on the host,
  *       e.g. "zbench dump -s 64M -d mixed | lz4 -1 | wc -c").
@@ -214,6 +220,7 @@ static void usage(void)
 			"       zbench probe -w SIZE [-i INTERVAL_US] [-d mixed|dense|half]\n"
 			"       zbench walk -s SIZE [-d DATASET] [-m reread|once] [-g SIGMA] [-w WRITE_PCT] [-l LOG]\n"
 			"       zbench calib -s SIZE -n COUNT -C CGROUP_DIR\n"
+			"       zbench speed [-n ITERATIONS] [-s SIZE]\n"
 			"       zbench dump -s SIZE [-d mixed|dense|half|real]\n");
 	exit(2);
 }
@@ -523,6 +530,43 @@ static int do_calib(int argc, char **argv)
 	return 0;
 }
 
+/* zbench speed: the guest's speed at this moment, CPU and page faults (see the top) */
+static int do_speed(int argc, char **argv)
+{
+	unsigned long long iters = 20000000ull, size = 32ull << 20;
+	uint64_t seed = 0x9e3779b97f4a7c15ull, t0, t1, t2;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "n:s:")) != -1) {
+		switch (opt) {
+		case 'n': iters = parse_size(optarg); break;
+		case 's': size = parse_size(optarg); break;
+		default: usage();
+		}
+	}
+	if (!iters || size < PAGE)
+		usage();
+	t0 = now_ns();
+	for (unsigned long long i = 0; i < iters; i++)
+		xs64(&seed);
+	t1 = now_ns();
+	for (int round = 0; round < 4; round++) {
+		unsigned char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			perror("zbench speed: mmap");
+			return 1;
+		}
+		for (unsigned long long off = 0; off < size; off += PAGE)
+			p[off] = (unsigned char)(seed >> (off % 56));
+		munmap(p, size);
+	}
+	t2 = now_ns();
+	/* the seed is printed so that the loop cannot be optimised away */
+	printf("speed.cpu_ms=%llu speed.fault_ms=%llu speed.check=%llx\n", (unsigned long long)((t1 - t0) / 1000000),
+	       (unsigned long long)((t2 - t1) / 1000000), (unsigned long long)(seed & 0xff));
+	return 0;
+}
+
 /* zbench dump -s SIZE -d DATASET: the hog's page contents on stdout (to check compressibility) */
 static int do_dump(int argc, char **argv)
 {
@@ -561,6 +605,8 @@ int main(int argc, char **argv)
 		return do_walk(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "calib"))
 		return do_calib(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "speed"))
+		return do_speed(argc - 1, argv + 1);
 	usage();
 	return 2;
 }
