@@ -49,7 +49,8 @@ void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double sta
 
 /* dir: a cgroup's directory below the root prefix; rel: its name below the
  * mount ("" for the root cgroup, which is never advised). */
-static void scan(const struct kernel *k, const char *dir, const char *rel, unsigned depth, struct advice *a) {
+static void scan(const struct kernel *k, const char *dir, const char *rel, unsigned depth, bool recent,
+                 struct advice *a) {
         char path[4096], buf[8192];
         bool leaf = true;
         struct dirent *e;
@@ -69,7 +70,7 @@ static void scan(const struct kernel *k, const char *dir, const char *rel, unsig
                     (size_t) snprintf(child_rel, sizeof(child_rel), "%s%s%s", rel, *rel ? "/" : "", e->d_name) >=
                             sizeof(child_rel))
                         continue;
-                scan(k, child, child_rel, depth - 1, a);
+                scan(k, child, child_rel, depth - 1, recent, a);
         }
         closedir(d);
         if (!leaf || !*rel)
@@ -81,16 +82,17 @@ static void scan(const struct kernel *k, const char *dir, const char *rel, unsig
         if (kernel_read(k, path, buf, sizeof(buf)) > 0)
                 (void) parse_stat_field(buf, "zswap", &zswap);
         snprintf(path, sizeof(path), "%s/memory.pressure", dir);
-        if (kernel_read(k, path, buf, sizeof(buf)) > 0 && parse_psi_avg300(buf, PSI_SOME, &stall) < 0)
+        if (kernel_read(k, path, buf, sizeof(buf)) > 0 &&
+            (recent ? parse_psi_avg10 : parse_psi_avg300)(buf, PSI_SOME, &stall) < 0)
                 stall = 0;
         advice_add(a, rel, zswap, stall);
 }
 
-int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, struct advice *a) {
+int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, bool recent, struct advice *a) {
         *a = (struct advice) { .limit_bytes = limit_bytes };
         if (!kernel_exists(k, CGROUP_ROOT "/cgroup.controllers"))
                 return -ENOENT; /* no cgroup v2 */
-        scan(k, CGROUP_ROOT, "", depth, a);
+        scan(k, CGROUP_ROOT, "", depth, recent, a);
         return 0;
 }
 

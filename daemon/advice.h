@@ -24,7 +24,7 @@
 struct advice_cg {
         char cgroup[CONF_CGROUP_NAME_MAX + 1]; /* below the cgroup2 mount */
         uint64_t zswap;         /* bytes */
-        double stall;           /* percent, "some" avg300 */
+        double stall;           /* percent, "some" avg300 (avg10 in a recent scan) */
 };
 
 struct advice {
@@ -36,8 +36,9 @@ struct advice {
 
 /* Rank one cgroup in (pure): a holder by zswap, a staller by stall. */
 void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double stall);
-/* Every leaf cgroup below the cgroup2 mount, at most depth levels down. */
-int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, struct advice *a);
+/* Every leaf cgroup below the cgroup2 mount, at most depth levels down;
+ * recent: stall is the "some" avg10 (what stalls now: holder.c), not avg300. */
+int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, bool recent, struct advice *a);
 /* The lines that would protect the stalling from the holders ("" when
  * there is nothing to say): [Batch] Cgroups= and [Pressure] Cgroups=. */
 void advice_config(const struct advice *a, char *buf, size_t size);

@@ -238,7 +238,19 @@ static const char *const *match_fields(struct match_fields *f, const struct batc
         return f->list;
 }
 
-int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir, const char *unit) {
+bool batch_has(const struct batch *b, const struct kernel *k, const char *dir) {
+        char path[512];
+
+        if (kernel_cgroup_path(k, dir, "memory.zswap.max", path, sizeof(path)) < 0)
+                return false;
+        for (unsigned i = 0; i < b->n; i++)
+                if (strcmp(b->cg[i].path, path) == 0)
+                        return true;
+        return false;
+}
+
+int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir, const char *unit,
+                     const char *why) {
         struct match_fields mf;
         struct batch_cg *c, one = { .followed = true };
         unsigned capped = 0;
@@ -270,7 +282,7 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
                 capped += b->cg[i].capped;
         c = &b->cg[b->n++];
         *c = one;
-        log_fields(LOG_INFO, match_fields(&mf, c), "Batch: %s appeared%s%s; batch work from now on", dir,
+        log_fields(LOG_INFO, match_fields(&mf, c), "Batch: %s %s%s%s; batch work from now on", dir, why,
                    *c->unit ? ", unit " : "", c->unit);
         /* capped before its first sample: its share of the cap in force,
          * until the next sample divides it afresh */
@@ -282,7 +294,8 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
         return 0;
 }
 
-void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir) {
+void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir,
+                         const char *why) {
         struct match_fields mf;
 
         for (unsigned i = 0; i < b->n; i++) {
@@ -291,8 +304,7 @@ void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore
                 if (!c->followed || strcmp(c->spec, dir) != 0)
                         continue;
                 if (c->written && kernel_exists(k, c->path)) {
-                        log_fields(LOG_INFO, match_fields(&mf, c), "Batch: %s no longer matches; lifting its cap",
-                                   dir);
+                        log_fields(LOG_INFO, match_fields(&mf, c), "Batch: %s %s; lifting its cap", dir, why);
                         (void) uncap(c, rs); /* on failure it stays saved for --restore */
                 } else {
                         log_fields(LOG_INFO, match_fields(&mf, c), "Batch: %s is gone%s", dir,

@@ -51,14 +51,19 @@ void batch_apply(struct batch *b, const struct kernel *k, struct restore *rs, bo
 /* Lift every cap we set, dry run or not. */
 int batch_uncap_all(struct batch *b, struct restore *rs);
 /* A followed cgroup came (dir: its directory, "/sys/fs/cgroup/...", below the
- * root prefix; unit: NULL if not known): it is batch work from now on, and
+ * root prefix; unit: NULL if not known; why: "appeared", as the journal line
+ * says it): it is batch work from now on, and
  * capped at once, through the save path (fail closed), with its share of the
  * cap last decided if one is in force. -ENOSPC when every place (the save
  * file's) is taken (said once). */
-int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir, const char *unit);
-/* A followed cgroup went (or no longer matches): forgotten with one journal
- * line (UNIT= where known); a cap on one still there is lifted. */
-void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir);
+int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir, const char *unit,
+                     const char *why);
+/* A followed cgroup went (or no longer matches: why): forgotten with one
+ * journal line (UNIT= where known); a cap on one still there is lifted. */
+void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir,
+                         const char *why);
+/* Is the cgroup (dir: "/sys/fs/cgroup/...") batch work already? */
+bool batch_has(const struct batch *b, const struct kernel *k, const char *dir);
 struct snapshot;
 /* Each batch cgroup: name, use, cap. */
 void batch_snapshot(const struct batch *b, struct snapshot *snap);

@@ -60,6 +60,7 @@ static const struct key keys[] = {
         K("Batch", "ShrinkerAtCap", T_BOOL, batch_shrinker_at_cap, 0, 0, NULL),
         K("Batch", "Units", T_UNITS, batch_units, 0, 0, NULL),
         K("Batch", "IdleCgroups", T_BOOL, batch_idle, 0, 0, NULL),
+        K("Batch", "LargestHolder", T_BOOL, batch_largest, 0, 0, NULL),
         K("Batch", "MaxCgroups", T_UINT, batch_max_cgroups, 1, BATCH_MAX_CGROUPS, NULL),
         K("Metrics", "TextfileDirectory", T_DIR, metrics_dir, 0, 0, NULL),
         K("Metrics", "IntervalSec", T_UINT, metrics_interval_sec, 1, 3600, NULL),
@@ -104,6 +105,7 @@ void conf_defaults(struct conf *c) {
                 .batch_shrinker_at_cap = false,
                 .metrics_interval_sec = 15,
                 .batch_idle = true,
+                .batch_largest = false,
                 .batch_max_cgroups = CONF_MAX_MATCHES_DEFAULT,
         };
         c->pool_release = release_default(c->pool_high);

@@ -53,7 +53,7 @@ static void settle(struct manager *m) {
 static void batch_add(struct follow *f, const struct follow_match *mt, void *userdata) {
         struct manager *m = userdata;
 
-        if (batch_follow_add(&m->batch, &m->kernel, &m->restore, mt->path, mt->unit) < 0)
+        if (batch_follow_add(&m->batch, &m->kernel, &m->restore, mt->path, mt->unit, "appeared") < 0)
                 return;
         /* its stalls wake us to look at the pool, as a fixed batch cgroup's */
         (void) sources_follow_add(&m->sources, mt->path, true);
@@ -65,7 +65,7 @@ static void batch_remove(struct follow *f, const struct follow_match *mt, void *
         struct manager *m = userdata;
 
         sources_follow_remove(&m->sources, mt->path, true);
-        batch_follow_remove(&m->batch, &m->kernel, &m->restore, mt->path);
+        batch_follow_remove(&m->batch, &m->kernel, &m->restore, mt->path, "no longer matches");
         kick(m);
 }
 

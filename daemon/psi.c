@@ -47,11 +47,19 @@ int parse_psi(const char *buf, int type, uint64_t *total) {
         return r < 0 ? r : parse_u64(num, total) < 0 ? -EBADMSG : 0;
 }
 
-int parse_psi_avg300(const char *buf, int type, double *avg) {
+static int parse_avg(const char *buf, int type, const char *key, double *avg) {
         char num[32];
-        int r = psi_field(buf, type, " avg300=", " \n", num, sizeof(num));
+        int r = psi_field(buf, type, key, " \n", num, sizeof(num));
 
         return r < 0 ? r : parse_double(num, avg) < 0 || *avg < 0 || *avg > 100 ? -EBADMSG : 0;
+}
+
+int parse_psi_avg10(const char *buf, int type, double *avg) {
+        return parse_avg(buf, type, " avg10=", avg);
+}
+
+int parse_psi_avg300(const char *buf, int type, double *avg) {
+        return parse_avg(buf, type, " avg300=", avg);
 }
 
 int psi_read_total(const struct kernel *k, const char *path, int type, uint64_t *total) {

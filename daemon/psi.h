@@ -17,6 +17,8 @@ enum psi_type { PSI_SOME, PSI_FULL };
 int parse_psi(const char *buf, int type, uint64_t *total);
 /* The "avg300=" share (percent, 0-100) of the same line; -EBADMSG as above. */
 int parse_psi_avg300(const char *buf, int type, double *avg);
+/* ... and the "avg10=" share. */
+int parse_psi_avg10(const char *buf, int type, double *avg);
 int psi_read_total(const struct kernel *k, const char *path, int type, uint64_t *total);
 
 /* Without CAP_SYS_RESOURCE the kernel takes only windows that are a multiple

@@ -166,6 +166,17 @@ double sources_sample(struct sources *s, uint64_t dt) {
         return max > 100 ? 100 : max;
 }
 
+bool sources_is_pressure(const struct sources *s, const char *dir) {
+        char path[512];
+
+        if (kernel_cgroup_path(s->kernel, dir, "memory.pressure", path, sizeof(path)) < 0)
+                return false;
+        for (unsigned i = 0; i < s->n; i++)
+                if (!s->src[i].wake_only && strcmp(s->src[i].path, path) == 0)
+                        return true;
+        return false;
+}
+
 int sources_follow_add(struct sources *s, const char *dir, bool wake_only) {
         struct psi_src *src;
 

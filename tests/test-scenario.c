@@ -1331,6 +1331,80 @@ static void status_lists_patterns(void **state) {
         free(json);
 }
 
+/* ---- [Batch] LargestHolder= (holder.c) ------------------------------------ */
+
+/* A leaf cgroup holding share percent of the pool limit and stalling stall
+ * percent of the last 10 s. */
+static void holding(struct fake *f, const char *dir, double share, double stall) {
+        uint64_t bytes = (uint64_t) (share / 100 * LIMIT_KB * 1024);
+        char p[512];
+
+        new_cgroup(f, dir, NULL);
+        snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/memory.zswap.current", dir);
+        tu_write(f->root, p, "%llu\n", (unsigned long long) bytes);
+        snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/memory.stat", dir);
+        tu_write(f->root, p, "anon 4096\nzswap %llu\nzswapped %llu\n", (unsigned long long) bytes,
+                 (unsigned long long) bytes * 3);
+        snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/memory.pressure", dir);
+        tu_write(f->root, p, "some avg10=%.2f avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 "
+                 "avg300=0.00 total=0\n", stall);
+}
+
+/* Nobody named batch work: the cgroup that holds most of the pool is capped
+ * (saved first) while another stalls, and its cap lifted when the others
+ * have been calm for HoldSec; restored on exit. */
+static void largest_holder_capped_while_another_stalls(void **state) {
+        struct fake *f = *state;
+        const char *job = "batch.slice/job.scope";
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        holding(f, "system.slice/db.service", 10, 0);
+        holding(f, job, 80, 40);
+        assert_int_equal(start(f, QUICK "[Batch]\nLargestHolder=yes\nIdleCgroups=no\n"), 0);
+        at(f, 6, 20, 100, 95);
+        assert_string_equal(cap_of(f, job), "max"); /* nobody else stalls */
+
+        holding(f, "system.slice/db.service", 10, 5);
+        at(f, 12, 20, 100, 95);
+        assert_logged(f, "Batch: batch.slice/job.scope holds 80% of the pool limit while system.slice/db.service "
+                         "stalls 5.0% of the time");
+        assert_string_not_equal(cap_of(f, job), "max");
+        assert_true(saved(f, job));
+        assert_string_equal(cap_of(f, "system.slice/db.service"), "max");
+
+        /* the others calm: lifted after HoldSec (5 s), scans 5 s apart */
+        holding(f, "system.slice/db.service", 10, 0);
+        at(f, 18, 20, 100, 90);
+        assert_string_not_equal(cap_of(f, job), "max");
+        at(f, 24, 20, 100, 90);
+        assert_string_equal(cap_of(f, job), "max");
+        assert_logged(f, "lifting the cap of batch.slice/job.scope (LargestHolder=yes)");
+        assert_false(saved(f, job));
+
+        /* again, and the exit puts it back */
+        holding(f, "system.slice/db.service", 10, 8);
+        at(f, 30, 20, 100, 95);
+        assert_string_not_equal(cap_of(f, job), "max");
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(cap_of(f, job), "max");
+}
+
+/* A pressure source is never capped, however much of the pool it holds. */
+static void largest_holder_never_a_pressure_source(void **state) {
+        struct fake *f = *state;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        holding(f, "system.slice/db.service", 80, 0);
+        holding(f, "batch.slice/job.scope", 15, 60);
+        assert_int_equal(start(f, QUICK "[Pressure]\nCgroups=system.slice/db.service\n"
+                                        "[Batch]\nLargestHolder=yes\nIdleCgroups=no\n"), 0);
+        for (int t = 6; t <= 30; t += 6)
+                at(f, t, 20, 100, 95);
+        assert_string_equal(cap_of(f, "system.slice/db.service"), "max");
+        assert_string_equal(cap_of(f, "batch.slice/job.scope"), "max");
+        assert_false(logged(f, "holds 80%"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
 #define T(x) cmocka_unit_test_setup_teardown(x, setup, teardown)
@@ -1379,6 +1453,8 @@ int main(void) {
                 T(followed_pressure_source),
                 T(restore_lifts_caps_of_vanished_cgroups),
                 T(status_lists_patterns),
+                T(largest_holder_capped_while_another_stalls),
+                T(largest_holder_never_a_pressure_source),
 #undef T
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
