@@ -4,9 +4,10 @@
  * carries out what this returns. */
 #include "policy.h"
 
-/* Most of the pool stalls others: the largest holder of it, when that holds
- * at least POLICY_HOLDER_SHARE of the limit, is not a pressure source (nor
- * batch work already) and another cgroup stalls at LowPercent or more, is
+/* One cgroup that holds most of the pool while others stall for memory: the
+ * largest holder, when it holds at least POLICY_HOLDER_SHARE of the limit,
+ * is not a pressure source (nor batch work already), the pool is at
+ * WatchPercent or more and another cgroup stalls at LowPercent or more, is
  * capped like a batch cgroup; the cap formula then leaves the others their
  * share. It stays batch work until every other cgroup has stalled less than
  * LowPercent for HoldSec, and no pick or release comes sooner than

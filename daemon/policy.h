@@ -65,7 +65,6 @@ struct policy_params {
         bool batch;              /* there are batch cgroups ([Batch] Cgroups=) */
         double batch_max;        /* [Batch] ZswapMaxPercent */
         bool batch_shrinker_at_cap; /* [Batch] ShrinkerAtCap: rule (a2), REASON_BATCH_FULL */
-        bool batch_largest;      /* [Batch] LargestHolder (policy-holder.c) */
 };
 
 struct policy_sample {
