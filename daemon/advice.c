@@ -47,11 +47,27 @@ void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double sta
                 keep(a->stalling, &a->n_stalling, &c, stall_of);
 }
 
+bool advice_read_cgroup(const struct kernel *k, const char *dir, bool recent, uint64_t *zswap, double *stall) {
+        char path[4096], buf[8192];
+        bool there;
+
+        *zswap = 0;
+        *stall = 0;
+        snprintf(path, sizeof(path), "%s/memory.stat", dir);
+        if (kernel_read(k, path, buf, sizeof(buf)) > 0)
+                (void) parse_stat_field(buf, "zswap", zswap);
+        snprintf(path, sizeof(path), "%s/memory.pressure", dir);
+        there = kernel_read(k, path, buf, sizeof(buf)) > 0;
+        if (there && (recent ? parse_psi_avg10 : parse_psi_avg300)(buf, PSI_SOME, stall) < 0)
+                *stall = 0;
+        return there;
+}
+
 /* dir: a cgroup's directory below the root prefix; rel: its name below the
  * mount ("" for the root cgroup, which is never advised). */
 static void scan(const struct kernel *k, const char *dir, const char *rel, unsigned depth, bool recent,
                  struct advice *a) {
-        char path[4096], buf[8192];
+        char path[4096];
         bool leaf = true;
         struct dirent *e;
         DIR *d;
@@ -75,16 +91,10 @@ static void scan(const struct kernel *k, const char *dir, const char *rel, unsig
         closedir(d);
         if (!leaf || !*rel)
                 return;
-        uint64_t zswap = 0;
-        double stall = 0;
+        uint64_t zswap;
+        double stall;
         a->scanned++;
-        snprintf(path, sizeof(path), "%s/memory.stat", dir);
-        if (kernel_read(k, path, buf, sizeof(buf)) > 0)
-                (void) parse_stat_field(buf, "zswap", &zswap);
-        snprintf(path, sizeof(path), "%s/memory.pressure", dir);
-        if (kernel_read(k, path, buf, sizeof(buf)) > 0 &&
-            (recent ? parse_psi_avg10 : parse_psi_avg300)(buf, PSI_SOME, &stall) < 0)
-                stall = 0;
+        (void) advice_read_cgroup(k, dir, recent, &zswap, &stall);
         advice_add(a, rel, zswap, stall);
 }
 

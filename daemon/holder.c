@@ -6,24 +6,16 @@
 #include "holder.h"
 #include "log.h"
 #include "manager.h"
-#include "psi.h"
 #include "util.h"
 
 /* The one picked, when the scan did not list it (it holds less than the
  * scan's mark and does not stall): read it directly. False when it is gone. */
 static bool read_picked(const struct manager *m, const char *dir, uint64_t limit_bytes, struct policy_holder_cg *c) {
-        char path[4096], buf[8192];
-        uint64_t zswap = 0;
-        double stall = 0;
+        uint64_t zswap;
+        double stall;
 
-        snprintf(path, sizeof(path), "%s/memory.pressure", dir);
-        if (kernel_read(&m->kernel, path, buf, sizeof(buf)) <= 0)
+        if (!advice_read_cgroup(&m->kernel, dir, true, &zswap, &stall))
                 return false;
-        if (parse_psi_avg10(buf, PSI_SOME, &stall) < 0)
-                stall = 0;
-        snprintf(path, sizeof(path), "%s/memory.stat", dir);
-        if (kernel_read(&m->kernel, path, buf, sizeof(buf)) > 0)
-                (void) parse_stat_field(buf, "zswap", &zswap);
         *c = (struct policy_holder_cg) {
                 .share = 100.0 * (double) zswap / (double) limit_bytes, .stall = stall, .picked = true,
         };
