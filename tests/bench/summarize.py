@@ -27,6 +27,7 @@ import csv
 import io
 import math
 import os
+import re
 import shlex
 import statistics as st
 import sys
@@ -477,6 +478,26 @@ def run_speeds(runs):
     return out
 
 
+def vcpu_speeds(runs):
+    """{vCPU: [CPU-loop ms per counted run]} from the pinned probe (speed_cpuK_ms before and
+    speed_end_cpuK_ms after a run, their mean); {} for probes from before the pinning"""
+    out = {}
+    for d in runs:
+        if d.get('warmup') == '1':
+            continue
+        for k, v in d.items():
+            m = re.fullmatch(r'speed_cpu([0-9]+)_ms', k)
+            if not m:
+                continue
+            try:
+                x = (float(v) + float(d[f'speed_end_cpu{m.group(1)}_ms'])) / 2
+            except (KeyError, ValueError):
+                continue
+            if x > 0:
+                out.setdefault(int(m.group(1)), []).append(x)
+    return out
+
+
 def pearson(x, y):
     if len(x) < 3 or st.pstdev(x) == 0 or st.pstdev(y) == 0:
         return None
@@ -497,6 +518,10 @@ def speed_lines(runs, rows, cfgs, aa):
     parts = [f'`{c}` {rng([x[0] for x in v])} / {rng([x[1] for x in v])}' for c, v in by.items() if v]
     out = ['Guest speed (`zbench speed` before and after each run, their mean, in ms: a fixed CPU loop / a fixed '
            'number of page faults; lower is faster; median [range] over runs): ' + '; '.join(parts) + '.']
+    vc = vcpu_speeds(runs)
+    if vc:
+        out[0] += (' The CPU loop pinned to each vCPU (the figure above is their mean): ' +
+                   ', '.join(f'vCPU {k} {rng(v)}' for k, v in sorted(vc.items())) + '.')
     if aa and by.get(aa[0]) and by.get(aa[1]):
         ws = [stats.welch_log([x[i] for x in by[aa[1]]], [x[i] for x in by[aa[0]]]) for i in (0, 1)]
         if all(ws):

@@ -203,9 +203,10 @@ def write_run(d, run, t0, slow_from=None, stall=None, fill=True):
                 f.write(f'0 {j} {lat} 0 {end // 1000} {(end % 1000) * 1000} 0\n')
 
 
-def synthetic_dir(d, speed=None):
+def synthetic_dir(d, speed=None, vcpus=False):
     """speed: {cfg: CPU-loop ms} to record `zbench speed` around each run (fault ms = 2x,
-    the after-run probe 2% slower, a per-run jitter of +-1%)"""
+    the after-run probe 2% slower, a per-run jitter of +-1%); vcpus: also the probe pinned
+    to each of two vCPUs, vCPU 1 twice as slow as vCPU 0"""
     runs = []
     t0 = 100_000
     order = [('N', 1), ('N2', 1), ('X', 1), ('N', 2), ('X', 2), ('N2', 2), ('X', 3), ('N2', 3), ('N', 3)]
@@ -220,6 +221,9 @@ def synthetic_dir(d, speed=None):
             v = speed[c] * (1 + 0.01 * (k - 2))
             sp = (f' speed_cpu_ms={v:.0f} speed_fault_ms={2 * v:.0f} speed_end_cpu_ms={1.02 * v:.0f} '
                   f'speed_end_fault_ms={2.04 * v:.0f}')
+            if vcpus:  # the pinned probe: vCPU 1 twice as slow as vCPU 0, their mean as above
+                sp += ''.join(f' speed{e}_cpu{j}_ms={f * v * (1 + j) / 1.5:.0f}'
+                              for e, f in (('', 1), ('_end', 1.02)) for j in (0, 1))
         runs.append(f'run={run} cfg={c} batch=walk idx={k} limit_kB=200000 secs=40' + sp)
     open(os.path.join(d, 'runs.txt'), 'w').write('\n'.join(runs) + '\n')
     open(os.path.join(d, 'env.txt'), 'w').write(
@@ -299,6 +303,18 @@ class Summary(unittest.TestCase):
     def test_no_speed_probe_no_speed_line(self):
         rc, out = run_main([self.d])
         self.assertNotIn('Guest speed', out)
+
+    def test_speed_per_vcpu(self):
+        synthetic_dir(self.d, speed={'N': 1200, 'N2': 1200, 'X': 1200})
+        rc, out = run_main([self.d])
+        self.assertNotIn('pinned to each vCPU', out)
+        synthetic_dir(self.d, speed={'N': 1200, 'N2': 1200, 'X': 1200}, vcpus=True)
+        rc, out = run_main([self.d])
+        m = re.search(r'pinned to each vCPU[^:]*: vCPU 0 ([0-9]+) \[[0-9]+-[0-9]+\], vCPU 1 ([0-9]+) ', out)
+        self.assertTrue(m, out)
+        v0, v1 = map(int, m.groups())
+        self.assertAlmostEqual(v0, 808, delta=2)  # 1200 / 1.5 x (1 + 1.02) / 2
+        self.assertAlmostEqual(v1, 2 * v0, delta=2)
 
     def test_speed_of_the_twin(self):
         synthetic_dir(self.d, speed={'N': 1000, 'N2': 1100, 'X': 1000})

@@ -332,12 +332,25 @@ daemon_stop() { # run name
 }
 
 # The guest's speed now (zbench speed: a fixed CPU loop and a fixed number of page
-# faults, in ms), as "speed_cpu_ms=X speed_fault_ms=Y" with PREFIX in place of "speed".
-# Under TCG the guest's clock runs on, but the guest's work slows with the host; two
-# A/A boots failed with every run of the twin slower (issue 23), and this is the
-# covariate that can say whether the runs were slow or the configuration was.
+# faults, in ms), once pinned to each vCPU, as "speed_cpuK_ms=X speed_faultK_ms=Y" per
+# vCPU K and their means "speed_cpu_ms=X speed_fault_ms=Y", with PREFIX in place of
+# "speed". Under TCG the guest's clock runs on, but the guest's work slows with the
+# host; two A/A boots failed with every run of the twin slower (issue 23), and this is
+# the covariate that can say whether the runs were slow or the configuration was.
+# Pinned and 100M steps long (~0.2-0.6 s) because the first probe, unpinned and 20M
+# steps long, came out bimodal (35-60 or 95-113 ms) with no pattern by configuration:
+# one loop on one vCPU thread of the host says little about the guest.
 speed_probe() { # prefix
-	$BIN/zbench speed 2>/dev/null | awk -v p=$1 '{for (i = 1; i <= NF; i++) if ($i ~ /^speed\.(cpu|fault)_ms=/) { sub(/^speed\./, p "_", $i); printf "%s ", $i }}'
+	local c n
+	n=$(nproc)
+	for ((c = 0; c < n; c++)); do
+		taskset -c $c $BIN/zbench speed -n 100M 2>/dev/null | sed "s/^/$c /"
+	done | awk -v p=$1 '{
+		for (i = 2; i <= NF; i++) {
+			if ($i ~ /^speed\.cpu_ms=/) { v = substr($i, 14); printf "%s_cpu%d_ms=%d ", p, $1, v; cs += v; nc++ }
+			if ($i ~ /^speed\.fault_ms=/) { v = substr($i, 16); printf "%s_fault%d_ms=%d ", p, $1, v; fs += v; nf++ }
+		}
+	} END { if (nc && nf) printf "%s_cpu_ms=%d %s_fault_ms=%d ", p, cs / nc, p, fs / nf }'
 }
 
 run_one() { # cfg batchkind idx [warmup]
