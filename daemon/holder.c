@@ -6,7 +6,10 @@
 #include "holder.h"
 #include "log.h"
 #include "manager.h"
+#include "record.h"
 #include "util.h"
+
+_Static_assert(2 * ADVICE_MAX + 1 <= RECORD_HOLDER_CGS, "a recording holds every cgroup the rule weighs");
 
 /* The one picked, when the scan did not list it (it holds less than the
  * scan's mark and does not stall): read it directly. False when it is gone. */
@@ -22,9 +25,16 @@ static bool read_picked(const struct manager *m, const char *dir, uint64_t limit
         return true;
 }
 
+/* The one picked is not capped after all (gone, or the cap not written). */
+static void forget(struct manager *m, uint64_t now, double pool) {
+        policy_holder_forget(&m->holder.state, now);
+        record_holder(&m->recorder, now, pool, RECORD_HOLDER_FORGET, 0);
+}
+
 void holder_tick(struct manager *m, uint64_t now, uint64_t limit_bytes, double pool) {
         struct holder *h = &m->holder;
         struct policy_holder_cg cg[2 * ADVICE_MAX + 1];
+        policy_holder_action action;
         const struct advice_cg *src[2 * ADVICE_MAX];
         unsigned n = 0, pick = 0, stalling = 0;
         bool listed = false;
@@ -64,13 +74,18 @@ void holder_tick(struct manager *m, uint64_t now, uint64_t limit_bytes, double p
                 if (!read_picked(m, h->dir, limit_bytes, &cg[n])) {
                         log_info("Batch: %s, capped as the largest holder of the pool, is gone", h->dir);
                         batch_follow_remove(&m->batch, &m->kernel, &m->restore, h->dir, "is gone");
-                        policy_holder_forget(&h->state, now);
+                        forget(m, now, pool);
                         return;
                 }
                 n++;
         }
 
-        switch (policy_holder_decide(&m->params, &h->state, now, pool, cg, n, &pick)) {
+        /* what was weighed and decided, for "zswap-tuned replay" (record.h) */
+        for (unsigned i = 0; i < n; i++)
+                record_holder_cg(&m->recorder, now, &cg[i]);
+        action = policy_holder_decide(&m->params, &h->state, now, pool, cg, n, &pick);
+        record_holder(&m->recorder, now, pool, (int) action, pick);
+        switch (action) {
         case HOLDER_PICK:
                 for (unsigned i = 0; i < n; i++)
                         if (i != pick && cg[i].stall > most) {
@@ -83,7 +98,7 @@ void holder_tick(struct manager *m, uint64_t now, uint64_t limit_bytes, double p
                            "(LargestHolder=yes): capping it as batch work until the others are calm",
                            src[pick]->cgroup, cg[pick].share, src[stalling]->cgroup, most);
                 if (batch_follow_add(&m->batch, &m->kernel, &m->restore, h->dir, NULL, "holds most of the pool") < 0)
-                        policy_holder_forget(&h->state, now); /* said by batch.c */
+                        forget(m, now, pool); /* said by batch.c */
                 break;
         case HOLDER_RELEASE:
                 log_notice("Batch: every other cgroup has stalled less than %g%% for %g s: lifting the cap of %s "

@@ -14,6 +14,8 @@
 
 #define HEADER "# zswap-tuned recording 1\n"
 
+_Static_assert(RECORD_HOLDER_FORGET == HOLDER_RELEASE + 1, "H's actions: policy_holder_action, then forget");
+
 static void stop(struct recorder *r) {
         if (r->on)
                 close(r->fd);
@@ -133,6 +135,15 @@ void record_resume(struct recorder *r, uint64_t now) {
         emit_event(r, &(struct record_event) { .type = RECORD_RESUME, .now = now });
 }
 
+void record_holder_cg(struct recorder *r, uint64_t now, const struct policy_holder_cg *cg) {
+        emit_event(r, &(struct record_event) { .type = RECORD_HOLDER_CG, .now = now, .holder_cg = *cg });
+}
+
+void record_holder(struct recorder *r, uint64_t now, double pool, int action, unsigned pick) {
+        emit_event(r, &(struct record_event) { .type = RECORD_HOLDER, .now = now, .holder_pool = pool,
+                                               .holder_action = action, .holder_pick = pick });
+}
+
 /* ---- the line format ------------------------------------------------------ */
 
 int record_format_event(const struct record_event *ev, char *buf, size_t size) {
@@ -155,6 +166,12 @@ int record_format_event(const struct record_event *ev, char *buf, size_t size) {
                 return snprintf(buf, size, "F,%llu,%d\n", now, (int) ev->actual);
         case RECORD_RESUME:
                 return snprintf(buf, size, "R,%llu\n", now);
+        case RECORD_HOLDER_CG:
+                return snprintf(buf, size, "C,%llu,%.17g,%.17g,%d,%d\n", now, ev->holder_cg.share,
+                                ev->holder_cg.stall, ev->holder_cg.excluded, ev->holder_cg.picked);
+        case RECORD_HOLDER:
+                return snprintf(buf, size, "H,%llu,%.17g,%d,%u\n", now, ev->holder_pool, ev->holder_action,
+                                ev->holder_pick);
         }
         return -EINVAL;
 }
@@ -247,6 +264,10 @@ static unsigned field_count(record_type t) {
                 return 3;
         case RECORD_RESUME:
                 return 2;
+        case RECORD_HOLDER_CG:
+                return 6;
+        case RECORD_HOLDER:
+                return 5;
         }
         return 0;
 }
@@ -269,7 +290,7 @@ int record_parse_line(const char *line, struct record_event *ev, char *why, size
         want = buf[0] && buf[1] == ',' ? field_count((record_type) buf[0]) : 0;
         if (want == 0) {
                 int n = (int) strcspn(buf, ",");
-                snprintf(p.why, p.why_size, "not a line of a recording: \"%.*s\" is not I, S, D, O, F or R",
+                snprintf(p.why, p.why_size, "not a line of a recording: \"%.*s\" is not I, S, D, O, F, R, C or H",
                          n < 20 ? n : 20, buf);
                 return -EINVAL;
         }
@@ -344,6 +365,22 @@ int record_parse_line(const char *line, struct record_event *ev, char *why, size
                 ev->actual = (knob_value) a;
                 return 0;
         case RECORD_RESUME:
+                return 0;
+        case RECORD_HOLDER_CG:
+                if (!get_double(&p, 2, "share", &ev->holder_cg.share) ||
+                    !get_double(&p, 3, "stall", &ev->holder_cg.stall) || !get_int(&p, 4, "excluded", 0, 1, &a) ||
+                    !get_int(&p, 5, "picked", 0, 1, &b))
+                        return -EINVAL;
+                ev->holder_cg.excluded = a;
+                ev->holder_cg.picked = b;
+                return 0;
+        case RECORD_HOLDER:
+                if (!get_double(&p, 2, "pool", &ev->holder_pool) ||
+                    !get_int(&p, 3, "action", HOLDER_KEEP, RECORD_HOLDER_FORGET, &a) ||
+                    !get_int(&p, 4, "pick", 0, RECORD_HOLDER_CGS - 1, &b))
+                        return -EINVAL;
+                ev->holder_action = (int) a;
+                ev->holder_pick = (unsigned) b;
                 return 0;
         }
         return -EINVAL;

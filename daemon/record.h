@@ -12,6 +12,10 @@
  *   O,now,actual,baseline_follows         someone else wrote the knob
  *   F,now,actual                          a write failed; the knob is actual
  *   R,now                                 a reload took the knob back
+ *   C,now,share,stall,excluded,picked     a cgroup [Batch] LargestHolder= weighed ...
+ *   H,now,pool,action,pick                ... and what it did (policy-holder.c) over the C lines of
+ *                                         that time: a policy_holder_action, or RECORD_HOLDER_FORGET;
+ *                                         pick: the C line (from 0) it capped
  */
 
 #include <stdbool.h>
@@ -40,6 +44,15 @@ void record_outside(struct recorder *r, uint64_t now, knob_value actual, bool ba
 void record_failed(struct recorder *r, uint64_t now, knob_value actual);
 void record_resume(struct recorder *r, uint64_t now);
 
+/* What [Batch] LargestHolder= weighed and did (holder.c), for replay to redo. */
+void record_holder_cg(struct recorder *r, uint64_t now, const struct policy_holder_cg *cg);
+void record_holder(struct recorder *r, uint64_t now, double pool, int action, unsigned pick);
+
+/* H's action when the one picked went (policy_holder_forget(); no C lines) */
+#define RECORD_HOLDER_FORGET 3
+/* C lines one H line weighs, at most */
+#define RECORD_HOLDER_CGS 32
+
 /* One line of a recording, as data. */
 typedef enum {
         RECORD_INIT = 'I',
@@ -48,6 +61,8 @@ typedef enum {
         RECORD_OUTSIDE = 'O',
         RECORD_FAILED = 'F',
         RECORD_RESUME = 'R',
+        RECORD_HOLDER_CG = 'C',
+        RECORD_HOLDER = 'H',
 } record_type;
 
 struct record_event {
@@ -62,6 +77,10 @@ struct record_event {
         policy_held held;
         knob_value actual;              /* O, F */
         bool baseline_follows;          /* O */
+        struct policy_holder_cg holder_cg; /* C */
+        double holder_pool;             /* H */
+        int holder_action;
+        unsigned holder_pick;
 };
 
 /* Longer than any line record_format_event() writes. */

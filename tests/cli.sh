@@ -280,6 +280,8 @@ bad_line back 'S,999999,1,0,1,0,10,1000,0,0' 'time goes back, from 1000000 to 99
 bad_line empty 'S,100,,1,1,0,10,1000,0,0' 'S line: field 3 is empty'
 bad_line hexint 'D,2000000,-1,0x1,0,0,-1,0' 'field 4 (knob): "0x1" is not a decimal integer from -1 to 1'
 bad_line range 'D,2000000,-1,1,3,0,-1,0' 'field 5 (mode): "3" is not a decimal integer from 0 to 2'
+bad_line action 'H,2000000,96,4,0' 'field 4 (action): "4" is not a decimal integer from 0 to 3'
+bad_line stall 'C,2000000,80,nan,0,0' 'field 4 (stall): "nan" is not a finite decimal number'
 printf '%s\n' "${GOOD[@]}" 'S,2000000,1,nan,1,0,10,1000,0,0' 'S,2000000,1,0,1,0,inf,1000,0,0' \
 	'S,2000000,1,0x10,1,0,10,1000,0,0' 'S,999999,1,0,1,0,10,1000,0,0' 'S,100,,1,1,0,10,1000,0,0' \
 	'S,3000000,0,1e-05,0,0,10,1000,0,0' >"$W/all.rec"
@@ -295,6 +297,31 @@ printf '%s\n' "${GOOD[@]}" 'S,2000000,0,0,0,0,10,1000,0,0' 'I,0,1,1' 'S,500000,0
 "$ZT" replay "$W/restart.rec" >"$W/restart.out" 2>&1; rc=$?
 check "replay takes the I,0 of a restarted daemon appending as a new run" bash -c \
 	"test $rc -eq 0 && grep -qE '^summary: 4 samples over 2.0 s' '$W/restart.out'"
+
+# [Batch] LargestHolder= in a recording: the cgroups it weighed (C) and what it
+# did (H), redone by policy-holder.c: a cap while another stalls, kept while
+# calm for less than HoldSec, lifted after it, no cap again within
+# MinDwellSec, never one excluded, a cap again, then the one capped gone.
+printf '[Pressure]\nLowPercent=2\nHoldSec=10\n[Pool]\nWatchPercent=50\n[Flips]\nMinDwellSec=10\n' >"$W/holder.conf"
+printf '%s\n' '# zswap-tuned recording 1' 'I,0,0,0' \
+	'C,1000000,80,0,0,0' 'C,1000000,5,7.5,0,0' 'H,1000000,96,1,0' \
+	'C,6000000,80,0,0,1' 'C,6000000,5,1,0,0' 'H,6000000,96,0,0' \
+	'C,17000000,80,0,0,1' 'C,17000000,5,1,0,0' 'H,17000000,96,2,0' \
+	'C,18000000,80,0,0,0' 'C,18000000,5,9,0,0' 'H,18000000,96,0,0' \
+	'C,30000000,5,9,0,0' 'C,30000000,80,0,1,0' 'H,30000000,96,0,0' \
+	'C,31000000,5,9,0,0' 'C,31000000,70,0,0,0' 'H,31000000,96,1,1' \
+	'H,32000000,96,3,0' >"$W/holder.rec"
+"$ZT" replay "$W/holder.rec" -c "$W/holder.conf" --verify >"$W/holder.out" 2>&1; rc=$?
+check "replay --verify redoes every LargestHolder decision (exit $rc)" bash -c "test $rc -eq 0 &&
+	grep -qxF 'summary: LargestHolder weighed the cgroups 6 times: 2 caps, 1 lifted, 1 gone' '$W/holder.out'"
+"$ZT" replay "$W/holder.rec" -c "$W/holder.conf" >"$W/holder2.out" 2>&1
+check "... and says each cap and lift" bash -c "grep -c 'LargestHolder: capping the cgroup that holds 80% of the pool limit (pool 96%)' '$W/holder2.out' | grep -qx 1 &&
+	grep -q 'LargestHolder: capping the cgroup that holds 70%' '$W/holder2.out' &&
+	grep -q 'LargestHolder: lifting its cap' '$W/holder2.out' && grep -q 'LargestHolder: the cgroup it capped is gone' '$W/holder2.out'"
+sed 's/^H,18000000,96,0,0$/H,18000000,96,1,0/' "$W/holder.rec" >"$W/holder-dwell.rec"
+"$ZT" replay "$W/holder-dwell.rec" -c "$W/holder.conf" --verify >"$W/holder3.out" 2>&1; rc=$?
+check "... and a cap recorded within MinDwellSec of the lift differs (exit $rc)" bash -c "test $rc -eq 1 &&
+	grep -qF '$W/holder-dwell.rec:14: recorded LargestHolder cap (C line 0 of 2); replayed keep (0)' '$W/holder3.out'"
 
 # A recording that cannot be written (issue 22, finding 7): RLIMIT_FSIZE,
 # with SIGXFSZ ignored, makes write(2) fail with EFBIG (no root needed); the

@@ -12,10 +12,11 @@
 
 /* What an accepted line holds, checked independently of record.c. */
 static void check(const char *line, const struct record_event *ev) {
-        static const char fields[] = { ['I'] = 4, ['S'] = 10, ['D'] = 8, ['O'] = 4, ['F'] = 3, ['R'] = 2 };
+        static const char fields[] = { ['I'] = 4, ['S'] = 10, ['D'] = 8, ['O'] = 4, ['F'] = 3, ['R'] = 2,
+                                       ['C'] = 6, ['H'] = 5 };
         unsigned commas = 0;
 
-        FUZZ_ASSERT(strchr("ISDOFR", (int) ev->type) && line[0] == (char) ev->type && line[1] == ',');
+        FUZZ_ASSERT(strchr("ISDOFRCH", (int) ev->type) && line[0] == (char) ev->type && line[1] == ',');
         for (const char *p = line; *p; p++)
                 commas += *p == ',';
         FUZZ_ASSERT(commas + 1 == (unsigned) fields[(unsigned char) line[0]]);
@@ -45,6 +46,14 @@ static void check(const char *line, const struct record_event *ev) {
                 FUZZ_ASSERT(ev->actual >= KNOB_UNSET && ev->actual <= KNOB_ON);
                 break;
         case RECORD_RESUME:
+                break;
+        case RECORD_HOLDER_CG:
+                FUZZ_ASSERT(isfinite(ev->holder_cg.share) && isfinite(ev->holder_cg.stall));
+                break;
+        case RECORD_HOLDER:
+                FUZZ_ASSERT(isfinite(ev->holder_pool));
+                FUZZ_ASSERT(ev->holder_action >= HOLDER_KEEP && ev->holder_action <= RECORD_HOLDER_FORGET);
+                FUZZ_ASSERT(ev->holder_pick < RECORD_HOLDER_CGS);
                 break;
         }
 }
