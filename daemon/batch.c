@@ -21,6 +21,7 @@ void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list
                         continue; /* a pattern: its matches come through batch_follow_add() */
                 *c = (struct batch_cg) { 0 };
                 snprintf(c->spec, sizeof(c->spec), "%s", cgroups->item[i]);
+                c->by = BATCH_BY_CGROUPS;
                 if (kernel_cgroup_path(k, c->spec, "memory.zswap.max", c->path, sizeof(c->path)) < 0 ||
                     kernel_cgroup_path(k, c->spec, "memory.zswap.current", c->cur_path, sizeof(c->cur_path)) < 0) {
                         log_warning("Batch: cgroup path too long: %s; not capping it", c->spec);
@@ -250,9 +251,9 @@ bool batch_has(const struct batch *b, const struct kernel *k, const char *dir) {
 }
 
 int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir, const char *unit,
-                     const char *why) {
+                     const char *by, const char *why) {
         struct match_fields mf;
-        struct batch_cg *c, one = { .followed = true };
+        struct batch_cg *c, one = { .followed = true, .by = by };
         unsigned capped = 0;
         bool valid = strlen(dir) < sizeof(one.spec) && strlen(unit ? unit : "") < sizeof(one.unit) &&
                      kernel_cgroup_path(k, dir, "memory.zswap.max", one.path, sizeof(one.path)) == 0 &&
@@ -263,8 +264,13 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
          * and "/sys/fs/cgroup/batch.slice" found by IdleCgroups= are the
          * same memory.zswap.max (counted twice, they shared one cap out). */
         for (unsigned i = 0; valid && i < b->n; i++)
-                if (strcmp(b->cg[i].path, one.path) == 0)
-                        return 0; /* a fixed path, or there already */
+                if (strcmp(b->cg[i].path, one.path) == 0) {
+                        /* a fixed path; or there already, and since a pattern or
+                         * its cpu.idle took it, it stays when LargestHolder= lets go */
+                        if (b->cg[i].followed)
+                                b->cg[i].by = by;
+                        return 0;
+                }
         if (b->n >= ELEMENTSOF(b->cg)) {
                 if (!b->full_said)
                         log_warning("Batch: %s matches, but %zu batch cgroups are capped already (what the save "
@@ -324,6 +330,7 @@ void batch_snapshot(const struct batch *b, struct snapshot *snap) {
                 snap->batch[snap->n_batch].use = c->use;
                 snap->batch[snap->n_batch].capped = c->capped;
                 snap->batch[snap->n_batch].cap = c->cap;
+                snprintf(snap->batch[snap->n_batch].by, sizeof(snap->batch[0].by), "%s", c->by ? c->by : "");
                 if (c->capped) {
                         snprintf(snap->batch[snap->n_batch].cap_reason, sizeof(snap->batch[0].cap_reason), "%s",
                                  c->cap_at_max ? "max-percent" : "others-share");

@@ -24,6 +24,7 @@ struct batch_cg {
         bool cap_at_max;        /* ... at ZswapMaxPercent (else: the room the others leave) */
         char cap_text[128];     /* ... why, in words */
         bool followed;          /* a match of a pattern (cgroup-follow.c), not a fixed path */
+        const char *by;         /* the rule that made it batch work: a BATCH_BY_* word */
         bool cap_forgotten;     /* ... whose cap forget() dropped: batch_follow_remove() says so */
         bool overwritten_said;  /* said that another writer replaced our cap */
         char unit[256];         /* its unit, "" if not known */
@@ -31,6 +32,12 @@ struct batch_cg {
         bool missing;           /* said that it is not there */
         unsigned failures;      /* cap writes failed in a row (said once) */
 };
+
+/* Which rule made a cgroup batch work (status: BATCH_BY=) */
+#define BATCH_BY_CGROUPS "cgroups"              /* [Batch] Cgroups=, a path or a pattern */
+#define BATCH_BY_UNITS "units"                  /* [Batch] Units= */
+#define BATCH_BY_IDLE "idle-cgroups"            /* [Batch] IdleCgroups= */
+#define BATCH_BY_HOLDER "largest-holder"        /* [Batch] LargestHolder= */
 
 struct batch {
         struct batch_cg cg[BATCH_MAX_CGROUPS];
@@ -51,13 +58,14 @@ void batch_apply(struct batch *b, const struct kernel *k, struct restore *rs, bo
 /* Lift every cap we set, dry run or not. */
 int batch_uncap_all(struct batch *b, struct restore *rs);
 /* A followed cgroup came (dir: its directory, "/sys/fs/cgroup/...", below the
- * root prefix; unit: NULL if not known; why: "appeared", as the journal line
- * says it): it is batch work from now on, and
+ * root prefix; unit: NULL if not known; by: the BATCH_BY_* rule that took it;
+ * why: "appeared", as the journal line says it): it is batch work from now
+ * on (one there already by another rule: by this one now), and
  * capped at once, through the save path (fail closed), with its share of the
  * cap last decided if one is in force. -ENOSPC when every place (the save
  * file's) is taken (said once). */
 int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir, const char *unit,
-                     const char *why);
+                     const char *by, const char *why);
 /* A followed cgroup went (or no longer matches: why): forgotten with one
  * journal line (UNIT= where known); a cap on one still there is lifted. */
 void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir,

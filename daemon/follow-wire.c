@@ -53,7 +53,11 @@ static void settle(struct manager *m) {
 static void batch_add(struct follow *f, const struct follow_match *mt, void *userdata) {
         struct manager *m = userdata;
 
-        if (batch_follow_add(&m->batch, &m->kernel, &m->restore, mt->path, mt->unit, "appeared") < 0)
+        const char *by = mt->pattern == FOLLOW_UNIT   ? BATCH_BY_UNITS
+                         : mt->pattern == FOLLOW_IDLE ? BATCH_BY_IDLE
+                                                      : BATCH_BY_CGROUPS;
+
+        if (batch_follow_add(&m->batch, &m->kernel, &m->restore, mt->path, mt->unit, by, "appeared") < 0)
                 return;
         /* its stalls wake us to look at the pool, as a fixed batch cgroup's */
         (void) sources_follow_add(&m->sources, mt->path, true);

@@ -97,7 +97,8 @@ void holder_tick(struct manager *m, uint64_t now, uint64_t limit_bytes, double p
                 log_notice("Batch: %s holds %.0f%% of the pool limit while %s stalls %.1f%% of the time "
                            "(LargestHolder=yes): capping it as batch work until the others are calm",
                            src[pick]->cgroup, cg[pick].share, src[stalling]->cgroup, most);
-                if (batch_follow_add(&m->batch, &m->kernel, &m->restore, h->dir, NULL, "holds most of the pool") < 0)
+                if (batch_follow_add(&m->batch, &m->kernel, &m->restore, h->dir, NULL, BATCH_BY_HOLDER,
+                                     "holds most of the pool") < 0)
                         forget(m, now, pool); /* said by batch.c */
                 break;
         case HOLDER_RELEASE:

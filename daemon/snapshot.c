@@ -60,6 +60,8 @@ void snapshot_format(const struct snapshot *s, bool with_time, FILE *f) {
                 /* a line of its own, after its BATCH= line: older readers skip it */
                 if (s->batch[i].cap_reason[0])
                         fprintf(f, "BATCH_CAP_REASON=%s %s\n", s->batch[i].cap_reason, s->batch[i].cap_text);
+                if (s->batch[i].by[0])
+                        fprintf(f, "BATCH_BY=%s\n", s->batch[i].by);
         }
         for (unsigned i = 0; i < s->n_patterns; i++)
                 fprintf(f, "PATTERN=%s %u %s\n", s->pattern[i].role, s->pattern[i].matches, s->pattern[i].pattern);
@@ -180,7 +182,8 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
                         snprintf(s->batch[s->n_batch - 1].cap_reason, sizeof(s->batch[0].cap_reason), "%s", v);
                         snprintf(s->batch[s->n_batch - 1].cap_text, sizeof(s->batch[0].cap_text), "%s",
                                  rest ? rest : "");
-                } else if (strcmp(l, "HELD") == 0) {
+                } else if (strcmp(l, "BATCH_BY") == 0 && s->n_batch > 0 && !split(v))
+                        snprintf(s->batch[s->n_batch - 1].by, sizeof(s->batch[0].by), "%s", v); else if (strcmp(l, "HELD") == 0) {
                         rest = split(v);
                         i = lookup(v, held_name, (int) ELEMENTSOF(held_names));
                         s->held = i > 0 ? (policy_held) i : HELD_NONE;
@@ -266,6 +269,21 @@ void snapshot_json_string(FILE *f, const char *str) {
         fputc('"', f);
 }
 
+/* BATCH_BY's word as the key that set it, for people */
+static const char *batch_by_key(const char *by) {
+        static const char *const keys[][2] = {
+                { "cgroups", "[Batch] Cgroups=" },
+                { "units", "[Batch] Units=" },
+                { "idle-cgroups", "[Batch] IdleCgroups=" },
+                { "largest-holder", "[Batch] LargestHolder=" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                if (strcmp(by, keys[i][0]) == 0)
+                        return keys[i][1];
+        return by; /* a newer daemon's word */
+}
+
 static void json_string_or_null(FILE *f, const char *s) {
         if (s[0])
                 snapshot_json_string(f, s);
@@ -343,6 +361,8 @@ void snapshot_json_open(const struct snapshot *s, FILE *f) {
                 json_string_or_null(f, s->batch[i].cap_reason);
                 fputs(",\"cap_reason_text\":", f);
                 json_string_or_null(f, s->batch[i].cap_text);
+                fputs(",\"by\":", f);
+                json_string_or_null(f, s->batch[i].by);
                 fputs(",\"incompressible_bytes\":", f);
                 json_int_or_null(f, s->batch[i].incomp);
                 fputc('}', f);
@@ -449,6 +469,8 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
                 if (s->batch[i].incomp > 0)
                         fprintf(f, " (%s of it incompressible, stored whole)",
                                 format_bytes(a, sizeof(a), (uint64_t) s->batch[i].incomp));
+                if (s->batch[i].by[0])
+                        fprintf(f, "; by %s", batch_by_key(s->batch[i].by));
                 fputc('\n', f);
         }
         for (unsigned i = 0; i < s->n_patterns; i++)

@@ -82,6 +82,7 @@ struct snapshot {
                 char cap_reason[32];    /* why this cap: a word (the label of the metric
                                          * zswap_tuned_batch_cap_bytes{reason}); "" = unknown */
                 char cap_text[128];     /* ... and in words (policy_decision.cap_text) */
+                char by[16];            /* the rule that made it batch work (BATCH_BY_*); "" = unknown */
         } batch[SNAPSHOT_MAX_BATCH];
         unsigned n_patterns;            /* Cgroups= globs, Units= ("unit:..."), IdleCgroups= (SNAPSHOT_PATTERN_IDLE) */
         struct {

@@ -124,7 +124,8 @@ printf '%s\n' "PID=$$" VERSION=9.9.9 UPDATED=1700000000250000 CONFIG=/etc/zswap-
 	$'REASON_TEXT=pressure 30% in \xff\xfe\x01' PRESSURE=30.0 'SOURCE=30.0 /proc/pressure/memory' \
 	POOL=1.0 POOL_BYTES=1024000 STORED_BYTES=3072000 LIMIT_BYTES=204800000 FILL_RATE=0.00 TIME_TO_LIMIT=-1.0 \
 	$'BATCH=409600 1048576 batch\xc3(\xed\xa0\x80.slice' 'BATCH_CAP_REASON=pool-share 30% of the pool limit' \
-	'BATCH=0 max other.slice' FLIPS_LAST_HOUR=1 FLIPS_TOTAL=1 'HELD=min-dwell protect' FLIPS_HELD_MIN_DWELL=3 \
+	'BATCH_BY=largest-holder' 'BATCH=0 max other.slice' 'BATCH_BY=future-rule' \
+	FLIPS_LAST_HOUR=1 FLIPS_TOTAL=1 'HELD=min-dwell protect' FLIPS_HELD_MIN_DWELL=3 \
 	FLIPS_HELD_MAX_PER_MINUTE=2 'FUTURE_KEY=ignored' WARNINGS=no-swap >"$W/hand/status"
 "$ZT" --root "$W/root" --state-dir "$W/hand" status >"$W/hand/text"; rc=$?
 check "status shows a status file of schema 1: exit 0" test $rc -eq 0
@@ -133,7 +134,9 @@ check "... the version and the configuration files read" bash -c "grep -qx '   V
 check "... the flip held back now and why, and the flips held back by each" bash -c \
 	"grep -qx '      Held: a flip to Protecting pool, held back: less than Flips.MinDwellSec since the last flip (min-dwell)' '$W/hand/text' &&
 	grep -qx '      Held: 5 flips held back since start, 3 by Flips.MinDwellSec, 2 by Flips.MaxPerMinute' '$W/hand/text'"
-check "... and each cap's reason" grep -q 'cap 1.0 MiB (pool-share: 30% of the pool limit)$' "$W/hand/text"
+check "... and each cap's reason, and which rule made it batch work" bash -c \
+	"grep -q 'cap 1.0 MiB (pool-share: 30% of the pool limit); by \[Batch\] LargestHolder=\$' '$W/hand/text' &&
+	grep -q 'other.slice: .*not capped; by future-rule\$' '$W/hand/text'"
 json hand "$ZT" --root "$W/root" --state-dir "$W/hand" status --json; rc=$?
 check "status --json of it: seconds as floating point, reasons as words" python3 -c "
 import json; d = json.load(open('$W/json/hand.json', encoding='utf-8'))
@@ -145,7 +148,8 @@ assert d['flip_held'] == {'reason': 'min-dwell', 'mode': 'protect'}, d
 assert d['flips_held_total'] == {'min-dwell': 3, 'max-per-minute': 2}, d
 b = d['batch']
 assert b[0]['cap_bytes'] == 1048576 and b[0]['cap_reason'] == 'pool-share', d
-assert b[0]['cap_reason_text'] == '30% of the pool limit' and b[1]['cap_reason'] is None and b[1]['cap_bytes'] is None, d"
+assert b[0]['cap_reason_text'] == '30% of the pool limit' and b[1]['cap_reason'] is None and b[1]['cap_bytes'] is None, d
+assert b[0]['by'] == 'largest-holder' and b[1]['by'] == 'future-rule', d"
 check "... invalid UTF-8 as one U+FFFD per byte, valid UTF-8 and control characters kept" python3 -c "
 import json; d = json.load(open('$W/json/hand.json', encoding='utf-8'))
 assert d['reason_text'] == 'pressure 30% in \ufffd\ufffd\x01', repr(d['reason_text'])
@@ -200,7 +204,7 @@ check "... and shows the knob, the mode and why" bash -c "grep -q 'Knob: shrinke
 	grep -q 'Mode: Favouring stores since' '$W/st1' && grep -qE 'Decision: pressure [0-9.]+% >= 10%' '$W/st1'"
 check "... the incompressible pages of the pool and of a batch cgroup" bash -c \
 	"grep -q '25 pages stored whole (incompressible)' '$W/st1' &&
-	grep -qE 'Batch: batch.slice: 400.0 KiB in zswap, cap .* \\(128.0 KiB of it incompressible, stored whole\\)$' '$W/st1'"
+	grep -qE 'Batch: batch.slice: 400.0 KiB in zswap, cap .* \\(128.0 KiB of it incompressible, stored whole\\); by \\[Batch\\] Cgroups=$' '$W/st1'"
 json running run status --json
 check "status --json is one JSON object with the mode" python3 -c "
 import json, sys; d = json.load(open('$W/json/running.json'))

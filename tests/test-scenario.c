@@ -1208,6 +1208,24 @@ static void glob_match_cap_overwritten(void **state) {
         assert_true(saved(f, "batch.slice/job-1.scope"));
 }
 
+/* What the status file says made the batch cgroup whose name ends in dir
+ * batch work (BATCH_BY=), "" if it says nothing, NULL if it is not listed. */
+static const char *batch_by(struct fake *f, const char *dir) {
+        static struct snapshot s;
+        char p[PATH_MAX], buf[65536];
+        size_t n = strlen(dir);
+
+        snprintf(p, sizeof(p), "%s/" SNAPSHOT_NAME, f->state);
+        assert_true(read_full_file(p, buf, sizeof(buf)) > 0);
+        assert_int_equal(snapshot_parse(buf, &s), 0);
+        for (unsigned i = 0; i < s.n_batch; i++) {
+                size_t l = strlen(s.batch[i].cgroup);
+                if (l >= n && strcmp(s.batch[i].cgroup + l - n, dir) == 0)
+                        return s.batch[i].by;
+        }
+        return NULL;
+}
+
 static void idle_cgroup_is_batch_from_creation(void **state) {
         struct fake *f = *state;
 
@@ -1222,6 +1240,8 @@ static void idle_cgroup_is_batch_from_creation(void **state) {
         new_cgroup(f, "system.slice/run-u7.service", "1");
         until_cap(f, "system.slice/run-u7.service", NULL);
         assert_true(saved(f, "system.slice/run-u7.service"));
+        manager_tick(&f->m, now_usec()); /* a sample: status says which rule took it */
+        assert_string_equal(batch_by(f, "system.slice/run-u7.service"), "idle-cgroups");
 
         /* cgroupfs says nothing when cpu.idle changes: seen at the next
          * active sample (at most every 5 s) or a reload */
@@ -1244,6 +1264,8 @@ static void named_idle_cgroup_is_capped_once(void **state) {
         assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
         assert_int_equal(f->m.batch.n, 1);
         assert_string_equal(cap_of(f, "batch.slice"), cap_bytes(LIMIT_KB, 50));
+        manager_tick(&f->m, now_usec());
+        assert_string_equal(batch_by(f, "batch.slice"), "cgroups"); /* named, not idle */
         /* no longer idle: still named, still capped */
         tu_write(f->root, "/sys/fs/cgroup/batch.slice/cpu.idle", "0\n");
         assert_int_equal(manager_reload(&f->m), 0);
@@ -1371,6 +1393,7 @@ static void largest_holder_capped_while_another_stalls(void **state) {
         assert_string_not_equal(cap_of(f, job), "max");
         assert_true(saved(f, job));
         assert_string_equal(cap_of(f, "system.slice/db.service"), "max");
+        assert_string_equal(batch_by(f, job), "largest-holder"); /* status says which rule capped it */
 
         /* the others calm: lifted after HoldSec (5 s), scans 5 s apart */
         holding(f, "system.slice/db.service", 10, 0);
@@ -1380,6 +1403,7 @@ static void largest_holder_capped_while_another_stalls(void **state) {
         assert_string_equal(cap_of(f, job), "max");
         assert_logged(f, "lifting the cap of batch.slice/job.scope (LargestHolder=yes)");
         assert_false(saved(f, job));
+        assert_null(batch_by(f, job));
 
         /* again, and the exit puts it back */
         holding(f, "system.slice/db.service", 10, 8);

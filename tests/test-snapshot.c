@@ -54,6 +54,7 @@ static void test_round_trip(void **state) {
         a.batch[0].cap = 4096;
         snprintf(a.batch[0].cap_reason, sizeof(a.batch[0].cap_reason), "pool-share");
         snprintf(a.batch[0].cap_text, sizeof(a.batch[0].cap_text), "30%% of the limit");
+        snprintf(a.batch[0].by, sizeof(a.batch[0].by), "largest-holder");
         snprintf(a.batch[1].cgroup, sizeof(a.batch[1].cgroup), "other.slice");
         text = format(&a);
         assert_int_equal(snapshot_parse(text, &b), 0);
@@ -69,6 +70,8 @@ static void test_round_trip(void **state) {
         assert_string_equal(b.batch[0].cap_reason, "pool-share");
         assert_string_equal(b.batch[0].cap_text, "30% of the limit");
         assert_string_equal(b.batch[1].cap_reason, "");
+        assert_string_equal(b.batch[0].by, "largest-holder");
+        assert_string_equal(b.batch[1].by, "");
         assert_false(b.batch[1].capped);
         free(text);
 
