@@ -79,14 +79,15 @@ static void apply_holder(struct replay_state *r, const struct record_event *ev, 
         int action;
 
         r->n_hcg = 0;
-        r->sum.holder[ev->holder_action]++;
         if (ev->holder_action == RECORD_HOLDER_FORGET) {
+                r->sum.holder[RECORD_HOLDER_FORGET]++;
                 policy_holder_forget(&r->holder, ev->now);
                 if (!o->quiet)
                         fprintf(out, "%10.3f s  LargestHolder: the cgroup it capped is gone\n", t);
                 return;
         }
         action = (int) policy_holder_decide(&r->p, &r->holder, ev->now, ev->holder_pool, r->hcg, n, &pick);
+        r->sum.holder[action]++; /* what this configuration does, as the flips */
         if (!o->quiet && action == HOLDER_PICK)
                 fprintf(out, "%10.3f s  LargestHolder: capping the cgroup that holds %.0f%% of the pool limit "
                              "(pool %.0f%%)\n", t, r->hcg[pick].share, ev->holder_pool);

@@ -326,6 +326,10 @@ sed 's/^H,18000000,96,0,0$/H,18000000,96,1,0/' "$W/holder.rec" >"$W/holder-dwell
 "$ZT" replay "$W/holder-dwell.rec" -c "$W/holder.conf" --verify >"$W/holder3.out" 2>&1; rc=$?
 check "... and a cap recorded within MinDwellSec of the lift differs (exit $rc)" bash -c "test $rc -eq 1 &&
 	grep -qF '$W/holder-dwell.rec:14: recorded LargestHolder cap (C line 0 of 2); replayed keep (0)' '$W/holder3.out'"
+printf '[Pressure]\nLowPercent=8\nHoldSec=10\n[Flips]\nMinDwellSec=10\n' >"$W/holder-low8.conf"
+"$ZT" replay "$W/holder.rec" -c "$W/holder-low8.conf" >"$W/holder4.out" 2>&1
+check "... and with another configuration the summary counts what it would have done" grep -qxF \
+	'summary: LargestHolder weighed the cgroups 6 times: 1 caps, 0 lifted, 1 gone' "$W/holder4.out"
 
 # A recording that cannot be written (issue 22, finding 7): RLIMIT_FSIZE,
 # with SIGXFSZ ignored, makes write(2) fail with EFBIG (no root needed); the
