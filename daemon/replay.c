@@ -21,7 +21,7 @@ struct summary {
         unsigned skipped;
         double cap_min, cap_max;
         bool capped;
-        unsigned holder[RECORD_HOLDER_FORGET + 1]; /* H lines by action */
+        unsigned holder[RECORD_HOLDER_FORGET + 1]; /* LargestHolder's actions as replayed (gone: as recorded) */
 };
 
 static void print_summary(const struct summary *s, bool started, bool lenient, FILE *out) {

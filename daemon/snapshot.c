@@ -182,8 +182,9 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
                         snprintf(s->batch[s->n_batch - 1].cap_reason, sizeof(s->batch[0].cap_reason), "%s", v);
                         snprintf(s->batch[s->n_batch - 1].cap_text, sizeof(s->batch[0].cap_text), "%s",
                                  rest ? rest : "");
-                } else if (strcmp(l, "BATCH_BY") == 0 && s->n_batch > 0 && !split(v))
-                        snprintf(s->batch[s->n_batch - 1].by, sizeof(s->batch[0].by), "%s", v); else if (strcmp(l, "HELD") == 0) {
+                } else if (strcmp(l, "BATCH_BY") == 0 && s->n_batch > 0 && !split(v)) {
+                        snprintf(s->batch[s->n_batch - 1].by, sizeof(s->batch[0].by), "%s", v);
+                } else if (strcmp(l, "HELD") == 0) {
                         rest = split(v);
                         i = lookup(v, held_name, (int) ELEMENTSOF(held_names));
                         s->held = i > 0 ? (policy_held) i : HELD_NONE;
