@@ -31,6 +31,7 @@ check "summarize: the unit tests ran and passed" test "$rc" = 0 -a "$T_N" -gt 20
 . "$abs_top_srcdir/tests/bench/guest/order.sh"
 C="N N2 Y cap0 caphalf zt ztcfg"
 perm() { [ "$(tr ' ' '\n' <<< "$1" | sort | tr '\n' ' ')" = "$(tr ' ' '\n' <<< "$C" | sort | tr '\n' ' ')" ]; }
+perm7() { [ "$(tr ' ' '\n' <<< "$1" | sort | tr '\n' ' ')" = "$(tr ' ' '\n' <<< "$C7" | sort | tr '\n' ' ')" ]; }
 allperm=true firsts=
 for r in 1 2 3 4 5 6; do
 	o=$(order_shuffle 42 $r $C)
@@ -54,6 +55,40 @@ for s in $(seq 1 150); do
 	[ "$lasts" -ge 4 ] && stuck=$((stuck + 1))
 done
 check "order: one configuration last in >= 4 of 5 rounds for about 13% of seeds ($stuck of 150)" test "$stuck" -le 33
+# order_plan: rounds that are permutations, reproducible, whose predecessors are spread and
+# the same for the A/A twins (a warm-up run before round 1 counts as a predecessor)
+C7="Y Y2 N cap0 caphalf zt ztcfg"
+# pre PLAN: "cfg<-prev" per run, warm-up Y first
+pre() { echo "Y $1" | tr '\n' ' ' | awk '{for (i = 2; i <= NF; i++) print $i "<-" $(i - 1)}'; }
+twin_pre() { # TWIN OTHER PLAN: the sorted predecessors of TWIN, OTHER written as "twin"
+	pre "$3" | awk -F'<-' -v t="$1" -v o="$2" '$1 == t {print ($2 == o ? "twin" : $2)}' | sort | tr '\n' ' '
+}
+plans_ok=true twins_same=true selfs=0 most=0
+for s in 1 2 3; do
+	plan=$(order_plan $s 5 Y Y Y2 $C7)
+	[ "$(wc -l <<< "$plan")" = 5 ] || plans_ok=false
+	while read -r o; do perm7 "$o" || plans_ok=false; done <<< "$plan"
+	[ "$(twin_pre Y Y2 "$plan")" = "$(twin_pre Y2 Y "$plan")" ] || twins_same=false
+	selfs=$(( selfs + $(pre "$plan" | awk -F'<-' '$1 == $2' | wc -l) ))
+	m=$(pre "$plan" | sort | uniq -c | sort -rn | awk 'NR == 1 {print $1}')
+	[ "$m" -gt "$most" ] && most=$m
+done
+check "order: a plan is 5 rounds, each a permutation of the configurations" $plans_ok
+check "order: the A/A twins follow the same configurations" $twins_same
+check "order: no configuration runs twice in a row ($selfs)" test "$selfs" = 0
+check "order: no configuration follows another more than twice ($most)" test "$most" -le 2
+check "order: the same seed gives the same plan" test "$(order_plan 5 3 N N N2 $C)" = "$(order_plan 5 3 N N N2 $C)"
+check "order: without twins a plan is still made" test "$(order_plan 5 2 A "" "" A B C | wc -l)" = 2
+# the per-round shuffle (ORDER_CANDIDATES=1, no swaps) let one configuration follow the same
+# other in 3 of 5 rounds; count how often that happens for it and for the plan
+w1=0 w2=0
+for s in $(seq 11 18); do
+	a=$(ORDER_CANDIDATES=1 ORDER_SWAPS=0 order_plan $s 5 Y Y Y2 $C7)
+	b=$(order_plan $s 5 Y Y Y2 $C7)
+	[ "$(pre "$a" | sort | uniq -c | sort -rn | awk 'NR == 1 {print $1}')" -ge 3 ] && w1=$((w1 + 1))
+	[ "$(pre "$b" | sort | uniq -c | sort -rn | awk 'NR == 1 {print $1}')" -ge 3 ] && w2=$((w2 + 1))
+done
+check "order: a pair 3 times in 5 rounds: per-round shuffles $w1 of 8 seeds, plans $w2" test "$w2" = 0 -a "$w1" -gt 0
 check "order: a fresh seed is a number" bash -c ". '$abs_top_srcdir/tests/bench/guest/order.sh'; [[ \$(order_seed) =~ ^[0-9]+\$ ]]"
 
 # ---- guest panics on the console

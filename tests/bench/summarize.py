@@ -647,6 +647,33 @@ METHOD = ('Method (tests/bench/stats.py): every ratio is the ratio of geometric 
           'gave the same value.')
 
 
+def predecessors(runs):
+    """{cfg: {cfg of the run just before: count}} over the counted runs of runs.txt in the
+    order they ran (a warm-up run counts as a predecessor, not as a run)"""
+    out, prev = {}, None
+    for d in runs:
+        c = d['run'].split('.')[0]
+        if prev is not None and d.get('warmup') != '1':
+            out.setdefault(c, {})
+            out[c][prev] = out[c].get(prev, 0) + 1
+        prev = c
+    return out
+
+
+def predecessor_line(runs, aa):
+    """what ran just before each run: the A/A twins' predecessors (carry-over from one run into
+    the next cancels in the A/A check only if they are the same) and the most often any
+    configuration followed one other"""
+    pre = predecessors(runs)
+    if not pre:
+        return ''
+    most = max((n, c, b) for c, d in pre.items() for b, n in d.items())
+    fmt = lambda c: ', '.join(f'{b} {n}' for b, n in sorted(pre.get(c, {}).items()))  # noqa: E731
+    twins = (f"`{aa[0]}` after {fmt(aa[0])}; `{aa[1]}` after {fmt(aa[1])}; " if aa else '')
+    return (f"Predecessors (the run just before; a warm-up run counts): {twins}the most any configuration "
+            f"followed one other: {most[0]} (`{most[1]}` after `{most[2]}`).")
+
+
 def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, warm_note, out):
     p = lambda *a: print(*a, file=out)  # noqa: E731
     status = 0
@@ -687,7 +714,14 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
     nr = {c: len({r['run'] for r in rows if r['cfg'] == c and not r.get('warmup')}) for c in cfgs}
     p('Runs: ' + ', '.join(f'`{c}` x{nr[c]}' for c in cfgs) + '. Order and wall time (s): ' +
       ', '.join(f"{d['run']}{' (warm-up)' if d.get('warmup') == '1' else ''} {d.get('secs', '?')}" for d in runs) + '.' +
-      (f" Order seed {env['seed']} (guest/order.sh: a fresh random order every round)." if env.get('seed') else ''))
+      (f" Order seed {env['seed']} (guest/order.sh: " +
+       ('every round in a random order, the rounds drawn so that each configuration follows the others about '
+        'equally often and the A/A twins follow the same ones).' if env.get('order') == 'balanced'
+        else 'a fresh random order every round).') if env.get('seed') else ''))
+    pl = predecessor_line(runs, aa) if env.get('order') == 'balanced' else ''  # older summaries unchanged
+    if pl:
+        p()
+        p(pl)
     p()
     p(warm_note)
     if env.get('panics_before_userspace'):

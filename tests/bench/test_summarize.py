@@ -300,6 +300,19 @@ class Summary(unittest.TestCase):
         self.assertEqual(strip(first), strip(again))
         self.assertTrue(os.path.exists(os.path.join(self.d, 'results.csv')))
 
+    def test_predecessors(self):
+        # runs.txt order: N.w0 (warm-up), N N2 X | N X N2 | X N2 N
+        pre = summarize.predecessors(summarize.read_runs(self.d))
+        self.assertEqual(pre, {'N': {'N': 1, 'X': 1, 'N2': 1}, 'N2': {'N': 1, 'X': 2}, 'X': {'N2': 2, 'N': 1}})
+        rc, out = run_main([self.d])
+        self.assertNotIn('Predecessors', out)  # a boot from before order_plan: its summary as it was
+        with open(os.path.join(self.d, 'env.txt'), 'a') as f:
+            f.write('order=balanced\n')
+        rc, out = run_main([self.d])
+        self.assertIn('the rounds drawn so that each configuration follows the others about equally often', out)
+        self.assertIn('Predecessors (the run just before; a warm-up run counts): `N` after N 1, N2 1, X 1; '
+                      '`N2` after N 1, X 2; the most any configuration followed one other: 2 (`X` after `N2`).', out)
+
     def test_no_speed_probe_no_speed_line(self):
         rc, out = run_main([self.d])
         self.assertNotIn('Guest speed', out)

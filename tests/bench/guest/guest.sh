@@ -55,7 +55,7 @@ CONFIGS=${CONFIGS:-"N N2 Y cap0 caphalf zt ztcfg"}
 AA=${AA:-"N N2"}                    # the A/A pair: the second name runs the first's configuration
 SEED=${SEED:-}                      # run order seed (empty: a fresh one, recorded in env.txt)
 WARMUP_RUNS=${WARMUP_RUNS:-1}       # discarded runs at the start of the boot
-WARMUP_CFG=${WARMUP_CFG:-}          # their configuration (empty: the first of the first round)
+WARMUP_CFG=${WARMUP_CFG:-}          # their configuration (empty: drawn from SEED)
 WARMUP_SCHEDULE=${WARMUP_SCHEDULE:-} # their schedule (empty: SCHEDULE)
 BASE_SHRINKER=${BASE_SHRINKER:-N}   # shrinker_enabled before every run (baseline-y: Y, the admin's)
 BATCHES=${BATCHES:-walk}            # walk (re-reads) | hog (write-once, the previous bed's job)
@@ -145,6 +145,7 @@ envinfo() {
 	done
 	echo "systemd=$(systemctl --version | head -1)"
 	echo "seed=$SEED"
+	echo "order=balanced" # order_plan; boots before it have no order= (a shuffle per round)
 	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS BASE_SHRINKER=$BASE_SHRINKER BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT BATCH_CPU_IDLE=$BATCH_CPU_IDLE"
 	echo "schedule=$SCHEDULE"
 	echo "warmup_schedule=${WARMUP_SCHEDULE:-$SCHEDULE}"
@@ -400,15 +401,18 @@ log "env: $(grep -E '^(kernel|MemTotal|zswap.compressor|zswap.zpool|daemon|commi
 calibrate
 # The first run after the boot and the calibration is not like the others (in 9 of 14
 # earlier boots its pool sat at the limit for half the run): WARMUP_RUNS runs that count
-# for nothing, then every round in its own random order (guest/order.sh, from SEED).
-log "run order seed $SEED"
-first=$(order_shuffle $SEED 1 $CONFIGS); first=${first%% *}
+# for nothing, then every round in its own random order, the rounds drawn so that each
+# configuration follows the others about equally often and the A/A twins follow the same
+# ones (guest/order.sh, from SEED).
+first=$(order_shuffle $SEED 0 $CONFIGS); first=$(base_cfg ${WARMUP_CFG:-${first%% *}})
+aa=($AA); mapfile -t ROUNDS < <(order_plan $SEED $RUNS $first "${aa[0]:-}" "${aa[1]:-}" $CONFIGS)
+log "run order seed $SEED: warm-up $first, then $(printf '%s | ' "${ROUNDS[@]}")"
 for w in $(seq 1 $WARMUP_RUNS); do
-	for b in $BATCHES; do run_one $(base_cfg ${WARMUP_CFG:-$first}) $b $w warmup; done
+	for b in $BATCHES; do run_one $first $b $w warmup; done
 done
 for i in $(seq 1 $RUNS); do
 	for b in $BATCHES; do
-		for c in $(order_shuffle $SEED $i $CONFIGS); do run_one $c $b $i; done
+		for c in ${ROUNDS[i - 1]}; do run_one $c $b $i; done
 	done
 done
 reset_knobs

@@ -226,11 +226,13 @@ log "env: $(grep -E '^(kernel|MemTotal|zswap.compressor|zswap.zpool|daemon)' $R/
 case $MODE in
 boot) ;;
 matrix)
-	first=$(order_shuffle $SEED 1 $CONFIGS)
-	for w in $(seq 1 $WARMUP_RUNS); do run_one $(base_cfg ${first%% *}) ${DATASETS%% *} w$w; done
+	first=$(order_shuffle $SEED 0 $CONFIGS); first=$(base_cfg ${first%% *})
+	aa=($AA); mapfile -t ROUNDS < <(order_plan $SEED $RUNS $first "${aa[0]:-}" "${aa[1]:-}" $CONFIGS)
+	log "run order seed $SEED: warm-up $first, then $(printf '%s | ' "${ROUNDS[@]}")"
+	for w in $(seq 1 $WARMUP_RUNS); do run_one $first ${DATASETS%% *} w$w; done
 	for i in $(seq 1 $RUNS); do
 		for ds in $DATASETS; do
-			for c in $(order_shuffle $SEED $i $CONFIGS); do run_one $c $ds $i; done
+			for c in ${ROUNDS[i - 1]}; do run_one $c $ds $i; done
 		done
 	done ;;
 esac
