@@ -25,8 +25,10 @@ calibration was outside its range or no run produced data."""
 import argparse
 import csv
 import io
+import itertools
 import math
 import os
+import random
 import re
 import shlex
 import statistics as st
@@ -627,6 +629,50 @@ class Report:
                     pmin = pm if pmin is None else min(pmin, pm)
         return k, m, kp, pmin, hits
 
+    def aa_split(self, bks, phs, max_splits=2000, seed=20261205):
+        """The A/A count against the bed's own noise. The metrics move together (one slow run
+        moves a dozen of them), so K of M is not binomial and its spread is wide; this counts
+        K as aa_check does for every split of the pooled A/A runs into two groups of the
+        twins' sizes (a random max_splits of them when there are more; with equal sizes each
+        split once, as K does not change when the groups swap). Returns (K of the twins'
+        own split, sorted Ks of every split, exhaustive) or None with fewer than 2 runs a side."""
+        a1, a2 = self.aa
+        series = []
+        for bk in bks:
+            for ph in phs:
+                for key, _, low in METRICS:
+                    if low is None:
+                        continue
+                    v = {(r['cfg'], r['run']): r[key] for c in (a1, a2)
+                         for r in self._v.get((c, bk, ph), []) if r.get(key) is not None}
+                    if len(v) >= 4 and not stats.constant(list(v.values())):
+                        series.append((v, self.off(bk, ph, key)))
+        units = sorted({u for v, _ in series for u in v})
+        mine = frozenset(u for u in units if u[0] == a2)
+        n2 = len(mine)
+        if n2 < 2 or len(units) - n2 < 2:
+            return None
+
+        def count(group):
+            k = 0
+            for v, c in series:
+                a = [x for u, x in v.items() if u in group]
+                b = [x for u, x in v.items() if u not in group]
+                if len(a) < 2 or len(b) < 2 or stats.constant(a + b):
+                    continue
+                w = stats.welch_log(a, b, c)
+                k += w is not None and not w['lo'] <= 1.0 <= w['hi']
+            return k
+
+        same = 2 * n2 == len(units)
+        total = math.comb(len(units), n2) // (2 if same else 1)
+        if total <= max_splits:
+            splits = [frozenset(g) for g in itertools.combinations(units, n2) if not same or units[0] in g]
+        else:
+            rng = random.Random(seed)
+            splits = [mine] + [frozenset(rng.sample(units, n2)) for _ in range(max_splits - 1)]
+        return count(mine), sorted(count(g) for g in splits), total <= max_splits
+
 
 def ordered(rows, key):
     out = []
@@ -672,6 +718,22 @@ def predecessor_line(runs, aa):
     twins = (f"`{aa[0]}` after {fmt(aa[0])}; `{aa[1]}` after {fmt(aa[1])}; " if aa else '')
     return (f"Predecessors (the run just before; a warm-up run counts): {twins}the most any configuration "
             f"followed one other: {most[0]} (`{most[1]}` after `{most[2]}`).")
+
+
+def aa_split_line(k, ks, exhaustive, n):
+    """the A/A split test in words (Report.aa_split)"""
+    s = len(ks)
+    reach = sum(x >= k for x in ks)
+    q = lambda f: ks[min(s - 1, int(f * s))]  # noqa: E731
+    line = (f'A/A split test: the twins\' own split of their {n} runs flags {k}; over '
+            f'{"all " if exhaustive else "a random "}{s} ways to split those runs in two the count has median '
+            f'{q(0.5)} and 95th percentile {q(0.95)} (the metrics move together, so it spreads wide), and reaches '
+            f'{k} in {reach} of {s} ({100 * reach / s:.0f}%): ')
+    if reach / s <= 0.05:
+        return line + ('the twins\' runs differ more than this bed\'s noise between runs explains; something '
+                       'that is neither their configuration nor their name set their runs apart (for example '
+                       'the host\'s speed in the minutes they ran).')
+    return line + 'within this bed\'s noise between runs.'
 
 
 def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, warm_note, out):
@@ -747,6 +809,11 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
           (f', the smallest p it can give with these runs being {pmin:.3f}' if pmin else '') +
           '). Comparisons where both gave the same value in every run are not counted' +
           (f". Flagged: {'; '.join(hits)}." if hits else '.'))
+        sp = rep.aa_split(bks, phs)
+        if sp:
+            p()
+            p(aa_split_line(*sp, n=len([u for u in rep.rows if u['cfg'] in aa and u['phase'] == phs[0]
+                                         and u['batch'] == bks[0]])))
         p()
         keys = [key for key, _, low in METRICS if low is not None]
         p(f'Minimum detectable effect per metric and phase (from the A/A pair; a ratio within [1/MDE, MDE] is "n.d."; '

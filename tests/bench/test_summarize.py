@@ -169,6 +169,44 @@ class Flags(unittest.TestCase):
         self.assertGreaterEqual(found, 150, f'only {found} of 200 2x shifts found')
 
 
+class AASplit(unittest.TestCase):
+    """The A/A count against every split of the pooled A/A runs (Report.aa_split)."""
+    @staticmethod
+    def rows(shift):
+        rng = random.Random(7)
+        out = []
+        for c in ('N', 'N2'):
+            for run in range(1, 6):
+                f = shift if c == 'N2' else 1.0
+                out.append({'cfg': c, 'batch': 'walk', 'phase': 'all', 'run': run,
+                            'svc_p99_ms': f * math.exp(rng.gauss(3, 0.2)),
+                            'svc_p999_ms': f * math.exp(rng.gauss(4, 0.2)),
+                            'batch_reread_ops_s': math.exp(rng.gauss(6, 0.1))})
+        return out
+
+    def test_exchangeable_twins_are_within_the_noise(self):
+        k, ks, exhaustive = summarize.Report(self.rows(1.0), ['N', 'N2'], 'N').aa_split(['walk'], ['all'])
+        self.assertTrue(exhaustive)
+        self.assertEqual(len(ks), 126)  # C(10, 5) / 2: each split once
+        line = summarize.aa_split_line(k, ks, exhaustive, 10)
+        self.assertIn("within this bed's noise", line)
+
+    def test_shifted_twin_is_set_apart(self):
+        # the twin's service 2x slower in every run: its own split is the one split that
+        # separates the two latencies completely (with the third metric at random, K = 2 or 3)
+        k, ks, exhaustive = summarize.Report(self.rows(2.0), ['N', 'N2'], 'N').aa_split(['walk'], ['all'])
+        self.assertGreaterEqual(k, 2)
+        reach = sum(x >= k for x in ks)
+        self.assertLessEqual(reach, 6)
+        line = summarize.aa_split_line(k, ks, exhaustive, 10)
+        self.assertIn(f'reaches {k} in {reach} of 126', line)
+        self.assertIn('differ more than', line)
+
+    def test_too_few_runs(self):
+        rows = [r for r in self.rows(1.0) if r['run'] == 1]
+        self.assertIsNone(summarize.Report(rows, ['N', 'N2'], 'N').aa_split(['walk'], ['all']))
+
+
 def write_run(d, run, t0, slow_from=None, stall=None, fill=True):
     """a synthetic run of three 10 s phases: marks, 100 ms samples, batch log, pgbench logs"""
     epoch0 = 1_700_000_000_000
