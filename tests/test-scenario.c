@@ -1413,6 +1413,38 @@ static void largest_holder_capped_while_another_stalls(void **state) {
         assert_string_equal(cap_of(f, job), "max");
 }
 
+/* The cgroup LargestHolder= capped turns cpu.idle (a CPUWeight=idle unit):
+ * from then on it is IdleCgroups= batch work, status says so, and it keeps
+ * its cap when the others are calm. */
+static void largest_holder_hands_over_to_idle(void **state) {
+        struct fake *f = *state;
+        const char *job = "batch.slice/job.scope";
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        holding(f, "system.slice/db.service", 10, 5);
+        holding(f, job, 80, 40);
+        assert_int_equal(start(f, QUICK "[Batch]\nLargestHolder=yes\nIdleCgroups=yes\n"), 0);
+        at(f, 6, 20, 100, 95);
+        assert_string_not_equal(cap_of(f, job), "max");
+        assert_string_equal(batch_by(f, job), "largest-holder");
+
+        /* cgroupfs says nothing when cpu.idle changes: the recheck at an
+         * active sample 5 s later sees it */
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/job.scope/cpu.idle", "1\n");
+        at(f, 12, 20, 100, 95);
+        assert_string_equal(batch_by(f, job), "idle-cgroups");
+
+        holding(f, "system.slice/db.service", 10, 0);
+        at(f, 18, 20, 100, 90);
+        at(f, 24, 20, 100, 90);
+        assert_logged(f, "lifting the cap of batch.slice/job.scope (LargestHolder=yes)");
+        assert_string_not_equal(cap_of(f, job), "max");
+        assert_true(saved(f, job));
+        assert_string_equal(batch_by(f, job), "idle-cgroups");
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(cap_of(f, job), "max");
+}
+
 /* A pressure source is never capped, however much of the pool it holds. */
 static void largest_holder_never_a_pressure_source(void **state) {
         struct fake *f = *state;
@@ -1479,6 +1511,7 @@ int main(void) {
                 T(status_lists_patterns),
                 T(largest_holder_capped_while_another_stalls),
                 T(largest_holder_never_a_pressure_source),
+                T(largest_holder_hands_over_to_idle),
 #undef T
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
