@@ -134,6 +134,16 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
                 label(f, s->batch[i].cgroup);
                 fprintf(f, "\"} %llu\n", (unsigned long long) s->batch[i].use);
         }
+        head(f, "zswap_tuned_batch_info", "gauge",
+             "1 for each batch cgroup; by: the rule that made it batch work (cgroups, units, idle-cgroups, "
+             "largest-holder: [Batch] Cgroups=, Units=, IdleCgroups=, LargestHolder=).");
+        for (unsigned i = 0; i < s->n_batch; i++) {
+                fputs("zswap_tuned_batch_info{cgroup=\"", f);
+                label(f, s->batch[i].cgroup);
+                fputs("\",by=\"", f);
+                label(f, s->batch[i].by);
+                fputs("\"} 1\n", f);
+        }
         head(f, "zswap_tuned_batch_cap_bytes", "gauge",
              "The memory.zswap.max written for each capped batch cgroup; reason: max-percent ([Batch] "
              "ZswapMaxPercent=) or others-share (the room the rest of the pool leaves).");

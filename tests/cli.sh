@@ -229,6 +229,8 @@ check "the metrics textfile is valid exposition format (promtool check metrics)"
 check "... and has the knob off and one pressure flip" bash -c \
 	"grep -qx 'zswap_tuned_knob_enabled{knob=\"shrinker_enabled\"} 0' '$W/prom/zswap_tuned.prom' &&
 	grep -qx 'zswap_tuned_flips_total{reason=\"pressure\"} 1' '$W/prom/zswap_tuned.prom'"
+check "... and says which rule made the batch cgroup batch work" \
+	grep -qE '^zswap_tuned_batch_info\{cgroup="[^"]*batch\.slice",by="cgroups"\} 1$' "$W/prom/zswap_tuned.prom"
 kill "$GEN"; wait "$GEN" 2>/dev/null; GEN=
 wait_for_line "$W/log5" 'Shrinker back to baseline'
 kill -TERM "$PID"; wait "$PID"; PID=
