@@ -529,8 +529,11 @@ def speed_lines(runs, rows, cfgs, aa):
         if all(ws):
             out[0] += (f' A/A twin `{aa[1]}` against `{aa[0]}`: CPU loop {ws[0]["ratio"]:.2f}x '
                        f'[{ws[0]["lo"]:.2f}-{ws[0]["hi"]:.2f}], page faults {ws[1]["ratio"]:.2f}x '
-                       f'[{ws[1]["lo"]:.2f}-{ws[1]["hi"]:.2f}] (an interval that excludes 1: the twin\'s runs met '
-                       'a slower or faster guest than its first\'s, and the A/A flags above include its effect).')
+                       f'[{ws[1]["lo"]:.2f}-{ws[1]["hi"]:.2f}]' +
+                       (' (an interval that excludes 1: the twin\'s runs met a slower or faster guest than its '
+                        'first\'s, and the A/A flags above include its effect).'
+                        if any(not w['lo'] <= 1.0 <= w['hi'] for w in ws) else
+                        ' (both include 1: no sign that the twin met a slower or faster guest).'))
     p99 = {(r['cfg'], r['batch'], r['run']): r['svc_p99_ms'] for r in rows
            if r['phase'] == 'all' and not r.get('warmup') and r.get('svc_p99_ms')}
     corr = []

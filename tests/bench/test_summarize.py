@@ -377,6 +377,13 @@ class Summary(unittest.TestCase):
         self.assertAlmostEqual(ratio, 1.10, places=2)
         self.assertGreater(lo, 1.0)
         self.assertAlmostEqual(faults, 1.10, places=2)
+        self.assertIn('(an interval that excludes 1: the twin', out)
+        synthetic_dir(self.d, speed={'N': 1000, 'N2': 1000, 'X': 1000})
+        rc, same = run_main([self.d])
+        self.assertNotIn('an interval that excludes 1', same)
+        self.assertIn('(both include 1: no sign that the twin met a slower or faster guest)', same)
+        synthetic_dir(self.d, speed={'N': 1000, 'N2': 1100, 'X': 1000})
+        rc, out = run_main([self.d])
         self.assertRegex(out, r'`N` 10[0-9]{2} \[[0-9]+-[0-9]+\] / 20[0-9]{2}')
         # the service is slow in X's runs (3x from 20 s), and X's guest is as fast as N's:
         # no correlation can come from the A/A runs, whose service is the same
