@@ -549,6 +549,14 @@ def speed_lines(runs, rows, cfgs, aa):
 
 
 # ---------------------------------------------------------------- the report
+def aa_welch(a, b, c):
+    """the Welch interval of one A/A comparison, None where it is not counted (fewer than 2
+    runs a side, or every run of both gave the same value): what aa_check and aa_split count"""
+    if len(a) < 2 or len(b) < 2 or stats.constant(a + b):
+        return None
+    return stats.welch_log(a, b, c)
+
+
 class Report:
     def __init__(self, rows, aa, base):
         self.rows = [r for r in rows if not r.get('warmup')]
@@ -616,9 +624,7 @@ class Report:
                     if low is None:
                         continue
                     a, b = self.vals(a2, bk, ph, key), self.vals(a1, bk, ph, key)
-                    if len(a) < 2 or len(b) < 2 or stats.constant(a + b):
-                        continue
-                    w = stats.welch_log(a, b, self.off(bk, ph, key))
+                    w = aa_welch(a, b, self.off(bk, ph, key))
                     if w is None:
                         continue
                     m += 1
@@ -659,11 +665,7 @@ class Report:
         def count(group):
             k = 0
             for v, c in series:
-                a = [x for u, x in v.items() if u in group]
-                b = [x for u, x in v.items() if u not in group]
-                if len(a) < 2 or len(b) < 2 or stats.constant(a + b):
-                    continue
-                w = stats.welch_log(a, b, c)
+                w = aa_welch([x for u, x in v.items() if u in group], [x for u, x in v.items() if u not in group], c)
                 k += w is not None and not w['lo'] <= 1.0 <= w['hi']
             return k
 
