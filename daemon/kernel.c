@@ -174,8 +174,8 @@ const char *knob_to_string(knob_value v) {
         return v == KNOB_ON ? "Y" : v == KNOB_OFF ? "N" : "-";
 }
 
-bool cap_path_valid(const char *path) {
-        static const char file[] = "/memory.zswap.max";
+/* "/sys/fs/cgroup/<plain names>/<file>" */
+static bool cgroup_file_valid(const char *path, const char *file) {
         size_t n = strlen(path), f = strlen(file);
 
         /* a cgroup below the mount: the root cgroup has no memory.zswap.max */
@@ -192,6 +192,14 @@ bool cap_path_valid(const char *path) {
                         c++;
         }
         return path[n - 1] != '/';
+}
+
+bool cap_path_valid(const char *path) {
+        return cgroup_file_valid(path, "/memory.zswap.max");
+}
+
+bool reclaim_path_valid(const char *path) {
+        return cgroup_file_valid(path, "/memory.reclaim");
 }
 
 bool cap_value_valid(const char *s) {
@@ -212,6 +220,15 @@ static int kernel_write_checked(const struct kernel *k, const char *path, int64_
 int kernel_cap_write(const struct kernel *k, const char *path, const char *value) {
         if (!cap_path_valid(path) || !cap_value_valid(value))
                 return -EPERM;
+        return kernel_write_checked(k, path, CGROUP2_SUPER_MAGIC, value);
+}
+
+int kernel_zswap_writeback(const struct kernel *k, const char *path, uint64_t bytes) {
+        char value[64];
+
+        if (!reclaim_path_valid(path) || bytes == 0)
+                return -EPERM;
+        snprintf(value, sizeof(value), "%llu zswap_writeback_only", (unsigned long long) bytes);
         return kernel_write_checked(k, path, CGROUP2_SUPER_MAGIC, value);
 }
 
@@ -349,7 +366,7 @@ int parse_stat_field(const char *buf, const char *key, uint64_t *ret) {
         return field_u64(buf, key, ' ', ret);
 }
 
-int kernel_cgroup_incompressible(const struct kernel *k, const char *spec, uint64_t *bytes) {
+int kernel_cgroup_stat(const struct kernel *k, const char *spec, const char *key, uint64_t *ret) {
         char path[PATH_MAX], buf[16384];
         ssize_t n;
 
@@ -358,5 +375,9 @@ int kernel_cgroup_incompressible(const struct kernel *k, const char *spec, uint6
         n = kernel_read(k, path, buf, sizeof(buf));
         if (n < 0)
                 return (int) n;
-        return parse_stat_field(buf, "zswap_incomp", bytes);
+        return parse_stat_field(buf, key, ret);
+}
+
+int kernel_cgroup_incompressible(const struct kernel *k, const char *spec, uint64_t *bytes) {
+        return kernel_cgroup_stat(k, spec, "zswap_incomp", bytes);
 }

@@ -59,15 +59,23 @@ bool parse_cgroup_memory_v1(const char *buf);
 bool knob_name_valid(const char *name);
 const char *knob_to_string(knob_value v); /* "Y", "N", "-" */
 
-/* The only cgroup file the daemon writes: "/sys/fs/cgroup/.../memory.zswap.max",
+/* The cgroup files the daemon writes: "/sys/fs/cgroup/.../memory.zswap.max",
  * absolute, no "." or ".." component, no empty one. Pure. */
 bool cap_path_valid(const char *path);
+/* The other one ([Batch] LendWhenCalm=, handback.c): ".../memory.reclaim",
+ * the same way. Pure. */
+bool reclaim_path_valid(const char *path);
 /* "max" or a byte count */
 bool cap_value_valid(const char *value);
 /* Write value to a memory.zswap.max: the path must pass cap_path_valid(), and
  * the file must be on cgroup2 (under a fake root: a regular file). -EPERM
  * for a path that does not qualify. */
 int kernel_cap_write(const struct kernel *k, const char *path, const char *value);
+/* Ask the kernel to write back up to bytes (compressed) of a cgroup's zswap
+ * entries: "<bytes> zswap_writeback_only" into a memory.reclaim that passes
+ * reclaim_path_valid() (-EPERM otherwise, or for 0 bytes). A kernel without
+ * that key refuses it (-EINVAL); one that wrote back less says -EAGAIN. */
+int kernel_zswap_writeback(const struct kernel *k, const char *path, uint64_t bytes);
 
 /* The knobs, by file name under ZSWAP_PARAMS. */
 int kernel_knob_read(const struct kernel *k, const char *name);
@@ -97,5 +105,7 @@ double pool_percent(const struct pool_sample *s);
  * (zswap_incomp). -ENOENT where the kernel has no such figure. */
 int kernel_pool_incompressible(const struct kernel *k, uint64_t *pages);
 int kernel_cgroup_incompressible(const struct kernel *k, const char *spec, uint64_t *bytes);
+/* A cgroup's memory.stat field; -ENOENT where it has no such key. */
+int kernel_cgroup_stat(const struct kernel *k, const char *spec, const char *key, uint64_t *ret);
 /* "key value" lines (memory.stat): the value of key. */
 int parse_stat_field(const char *buf, const char *key, uint64_t *ret);

@@ -5,9 +5,10 @@
  * (manager_tick): read, ask the policy, carry it out. Each job has a file of
  * its own that owns its state (docs/architecture.md): restore.c (saves,
  * locks, the files we write), steer.c and knob.c (the knob), batch.c (the
- * caps), holder.c (LargestHolder=), sources.c (PSI), monitor.c (swap, hot-plug), schedule.c (when),
- * stats.c (counts), publish.c (status, metrics); the decisions are
- * policy.c's. This file only calls them. */
+ * caps), holder.c (LargestHolder=), handback.c (LendWhenCalm='s hand-back),
+ * sources.c (PSI), monitor.c (swap, hot-plug), schedule.c (when), stats.c
+ * (counts), publish.c (status, metrics); the decisions are policy.c's. This
+ * file only calls them. */
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>
@@ -15,6 +16,7 @@
 #include "batch.h"
 #include "conf.h"
 #include "follow-wire.h"
+#include "handback.h"
 #include "holder.h"
 #include "kernel.h"
 #include "monitor.h"
@@ -45,6 +47,7 @@ struct manager {
         struct sources sources;
         struct follow_wire follow;      /* Cgroups= globs, Units=, IdleCgroups= (follow-wire.c) */
         struct holder holder;           /* LargestHolder= (holder.c) */
+        struct handback handback;       /* LendWhenCalm=: the lent room asked back (handback.c) */
         struct monitor monitor;
         struct schedule sched;
         struct report report;

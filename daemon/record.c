@@ -113,6 +113,12 @@ void record_init(struct recorder *r, uint64_t now, knob_value current, knob_valu
 }
 
 void record_sample(struct recorder *r, const struct policy_sample *in) {
+        /* before its S line, so that a reader has it when the S line comes;
+         * recordings from before [Batch] LendWhenCalm= have none */
+        if (in->cgroups_valid)
+                emit_event(r, &(struct record_event) {
+                        .type = RECORD_CGROUPS, .now = in->now,
+                        .sample = { .cgroups_valid = true, .cgroups_pressure = in->cgroups_pressure } });
         emit_event(r, &(struct record_event) { .type = RECORD_SAMPLE, .now = in->now, .sample = *in });
 }
 
@@ -172,6 +178,8 @@ int record_format_event(const struct record_event *ev, char *buf, size_t size) {
         case RECORD_HOLDER:
                 return snprintf(buf, size, "H,%llu,%.17g,%d,%u\n", now, ev->holder_pool, ev->holder_action,
                                 ev->holder_pick);
+        case RECORD_CGROUPS:
+                return snprintf(buf, size, "P,%llu,%.17g\n", now, in->cgroups_pressure);
         }
         return -EINVAL;
 }
@@ -268,6 +276,8 @@ static unsigned field_count(record_type t) {
                 return 6;
         case RECORD_HOLDER:
                 return 5;
+        case RECORD_CGROUPS:
+                return 3;
         }
         return 0;
 }
@@ -290,7 +300,7 @@ int record_parse_line(const char *line, struct record_event *ev, char *why, size
         want = buf[0] && buf[1] == ',' ? field_count((record_type) buf[0]) : 0;
         if (want == 0) {
                 int n = (int) strcspn(buf, ",");
-                snprintf(p.why, p.why_size, "not a line of a recording: \"%.*s\" is not I, S, D, O, F, R, C or H",
+                snprintf(p.why, p.why_size, "not a line of a recording: \"%.*s\" is not I, S, D, O, F, R, C, H or P",
                          n < 20 ? n : 20, buf);
                 return -EINVAL;
         }
@@ -381,6 +391,11 @@ int record_parse_line(const char *line, struct record_event *ev, char *why, size
                         return -EINVAL;
                 ev->holder_action = (int) a;
                 ev->holder_pick = (unsigned) b;
+                return 0;
+        case RECORD_CGROUPS:
+                if (!get_double(&p, 2, "pressure", &ev->sample.cgroups_pressure))
+                        return -EINVAL;
+                ev->sample.cgroups_valid = true;
                 return 0;
         }
         return -EINVAL;

@@ -7,7 +7,8 @@
  *
  *   # zswap-tuned recording 1
  *   I,now,current,original                policy_start() at start or reload
- *   S,now,pressure_valid,pressure,stores,pool_state,pool,limit_bytes,n_batch,batch
+ *   P,now,pressure                        the cgroup sources' pressure, when they measured ...
+ *   S,now,pressure_valid,pressure,stores,pool_state,pool,limit_bytes,n_batch,batch  ... and the sample
  *   D,now,set,knob,mode,reason,batch_cap,held          the decision for that sample
  *   O,now,actual,baseline_follows         someone else wrote the knob
  *   F,now,actual                          a write failed; the knob is actual
@@ -63,13 +64,14 @@ typedef enum {
         RECORD_RESUME = 'R',
         RECORD_HOLDER_CG = 'C',
         RECORD_HOLDER = 'H',
+        RECORD_CGROUPS = 'P',
 } record_type;
 
 struct record_event {
         record_type type;
         uint64_t now;
         knob_value current, original;   /* I */
-        struct policy_sample sample;    /* S (sample.now == now) */
+        struct policy_sample sample;    /* S (sample.now == now); P: sample.cgroups_pressure */
         knob_value set, knob;           /* D */
         policy_mode mode;
         policy_reason reason;

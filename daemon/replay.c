@@ -66,6 +66,9 @@ struct replay_state {
         struct policy_holder_cg hcg[RECORD_HOLDER_CGS]; /* the C lines ... */
         unsigned n_hcg;
         uint64_t hcg_time;              /* ... of this time */
+        bool have_cg;                   /* a P line ... */
+        uint64_t cg_time;               /* ... of this time ... */
+        double cg_pressure;             /* ... said this */
         struct summary sum;
 };
 
@@ -129,7 +132,12 @@ static void apply_event(struct replay_state *r, const struct record_event *ev, c
                 return;
         }
         case RECORD_SAMPLE: {
-                const struct policy_sample *in = &ev->sample;
+                struct policy_sample sample = ev->sample, *in = &sample;
+
+                /* the cgroups' pressure, from the P line of the same time */
+                in->cgroups_valid = r->have_cg && r->cg_time == now;
+                in->cgroups_pressure = in->cgroups_valid ? r->cg_pressure : 0;
+                r->have_cg = false;
 
                 if (!r->started) {
                         r->sum.first = now;
@@ -196,6 +204,11 @@ static void apply_event(struct replay_state *r, const struct record_event *ev, c
                 return;
         case RECORD_HOLDER:
                 apply_holder(r, ev, o, out, path, line);
+                return;
+        case RECORD_CGROUPS:
+                r->have_cg = true;
+                r->cg_time = now;
+                r->cg_pressure = ev->sample.cgroups_pressure;
                 return;
         }
 }

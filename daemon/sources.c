@@ -166,6 +166,22 @@ double sources_sample(struct sources *s, uint64_t dt) {
         return max > 100 ? 100 : max;
 }
 
+bool sources_cgroups_pressure(const struct sources *s, double *max) {
+        bool any = false;
+
+        *max = 0;
+        for (unsigned i = 0; i < s->n; i++) {
+                const struct psi_src *src = &s->src[i];
+
+                if (src->wake_only || src->pct < 0 || strcmp(src->spec, "system") == 0)
+                        continue;
+                any = true;
+                if (src->pct > *max)
+                        *max = src->pct;
+        }
+        return any;
+}
+
 bool sources_is_pressure(const struct sources *s, const char *dir) {
         char path[512];
 

@@ -43,6 +43,10 @@ void sources_setup(struct sources *s, const struct conf *c);
  * sources that have a delta (a new one has none yet). Sources that went away
  * are retried. */
 double sources_sample(struct sources *s, uint64_t dt);
+/* The same figure over the cgroup sources alone (named and followed; not
+ * the system's, not the batch cgroups'), as of the last sources_sample();
+ * false when none of them measured then. */
+bool sources_cgroups_pressure(const struct sources *s, double *max);
 /* A followed cgroup (cgroup-follow.c; dir: "/sys/fs/cgroup/...") came: a
  * pressure source, or (wake_only) a batch cgroup whose stalls wake us.
  * -ENOSPC when every place is taken. */

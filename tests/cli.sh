@@ -333,6 +333,31 @@ printf '[Pressure]\nLowPercent=8\nHoldSec=10\n[Flips]\nMinDwellSec=10\n' >"$W/ho
 check "... and with another configuration the summary counts what it would have done" grep -qxF \
 	'summary: LargestHolder weighed the cgroups 6 times: 1 caps, 0 lifted, 1 gone' "$W/holder4.out"
 
+# [Batch] LendWhenCalm= in a recording: the cgroups' pressure (P) before each
+# sample. The batch stalls (the system at 12%) while the cgroups stay calm:
+# after HoldSec the cap goes from ZswapMaxPercent (50) to the room the rest of
+# the pool (5%) leaves below LowPercent (70), and back when a cgroup stalls.
+printf '[Pressure]\nHoldSec=2\n[Batch]\nLendWhenCalm=yes\n' >"$W/lend.conf"
+{
+	echo '# zswap-tuned recording 1'
+	echo 'I,0,0,0'
+	for t in 1 2 3 4 5; do
+		if [ $t = 5 ]; then echo "P,${t}000000,3"; else echo "P,${t}000000,0.5"; fi
+		echo "S,${t}000000,1,12,1,0,40,1000000,1,35"
+	done
+} >"$W/lend.rec"
+"$ZT" replay "$W/lend.rec" -c "$W/lend.conf" >"$W/lend.out" 2>&1; rc=$?
+check "replay lends the batch the room while the cgroups are calm (exit $rc)" bash -c "test $rc -eq 0 &&
+	grep -qxF 'summary: batch cap from 50.0% to 65.0% of the pool limit' '$W/lend.out'"
+printf '[Pressure]\nHoldSec=2\n' >"$W/nolend.conf"
+"$ZT" replay "$W/lend.rec" -c "$W/nolend.conf" >"$W/lend2.out" 2>&1
+check "... not with LendWhenCalm=no" grep -qxF 'summary: batch cap from 50.0% to 50.0% of the pool limit' "$W/lend2.out"
+grep -v '^P,' "$W/lend.rec" >"$W/lend-old.rec"
+"$ZT" replay "$W/lend-old.rec" -c "$W/lend.conf" >"$W/lend3.out" 2>&1
+check "... nor from a recording without P lines (made before them)" \
+	grep -qxF 'summary: batch cap from 50.0% to 50.0% of the pool limit' "$W/lend3.out"
+bad_line cgroups 'P,2000000,nan' 'field 3 (pressure): "nan" is not a finite decimal number'
+
 # A recording that cannot be written (issue 22, finding 7): RLIMIT_FSIZE,
 # with SIGXFSZ ignored, makes write(2) fail with EFBIG (no root needed); the
 # log goes through a pipe, which the limit does not apply to.

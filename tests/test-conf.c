@@ -85,6 +85,7 @@ static void assert_conf_equal(const struct conf *a, const struct conf *b) {
         assert_list_equal(&a->batch_cgroups, &b->batch_cgroups);
         assert_true(a->batch_zswap_max == b->batch_zswap_max);
         assert_int_equal(a->batch_shrinker_at_cap, b->batch_shrinker_at_cap);
+        assert_int_equal(a->batch_lend, b->batch_lend);
         assert_int_equal(a->batch_largest, b->batch_largest);
         assert_int_equal(a->pool_shrinker, b->pool_shrinker);
 }
@@ -102,7 +103,7 @@ static void missing_file_gives_defaults(void **state) {
                                           "[Pool]\nShrinkerNearLimit=yes\nHighPercent=95\nLowPercent=90\nWatchPercent=1\nReleasePercent=92\nSampleMs=50\n"
                                           "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
                                           "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
-                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=yes\nUnits=backup@*.service\n"
+                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=yes\nLendWhenCalm=yes\nUnits=backup@*.service\n"
                                           "IdleCgroups=no\nLargestHolder=yes\nMaxCgroups=3\n"
                                           "[Metrics]\nTextfileDirectory=/var/lib/x\nIntervalSec=30\n",
                                           err, sizeof(err)),

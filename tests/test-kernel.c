@@ -336,6 +336,19 @@ static void kernel_writes_only_what_it_may(void **state) {
         assert_int_equal(kernel_cap_write(&k, "/sys/fs/cgroup/x/memory.zswap.max", "0"), -ENOENT);
         assert_int_equal(kernel_knob_write(&k, "enabled", KNOB_OFF), -EPERM);
         assert_int_equal(kernel_knob_write(&k, "../../../etc/victim", KNOB_OFF), -EPERM);
+        /* memory.reclaim, with the writeback-only key and a byte count alone */
+        assert_int_equal(kernel_zswap_writeback(&k, "/etc/victim", 4096), -EPERM);
+        assert_int_equal(kernel_zswap_writeback(&k, "/sys/fs/cgroup/memory.reclaim", 4096), -EPERM);
+        assert_int_equal(kernel_zswap_writeback(&k, "/sys/fs/cgroup/x/../memory.reclaim", 4096), -EPERM);
+        assert_int_equal(kernel_zswap_writeback(&k, "/sys/fs/cgroup/x/memory.zswap.max", 4096), -EPERM);
+        assert_int_equal(kernel_zswap_writeback(&k, "/sys/fs/cgroup/x/memory.reclaim", 0), -EPERM);
+        assert_int_equal(kernel_zswap_writeback(&k, "/sys/fs/cgroup/x/memory.reclaim", 4096), -ENOENT);
+        assert_false(reclaim_path_valid("/sys/fs/cgroup/x/memory.zswap.max"));
+        assert_true(reclaim_path_valid("/sys/fs/cgroup/x/memory.reclaim"));
+        tu_write(root, "/sys/fs/cgroup/y/memory.reclaim", "%s", "");
+        assert_int_equal(kernel_zswap_writeback(&k, "/sys/fs/cgroup/y/memory.reclaim", 8192), 0);
+        assert_string_equal(tu_read(root, "/sys/fs/cgroup/y/memory.reclaim", p, sizeof(p)), "8192 zswap_writeback_only");
+        assert_string_equal(tu_read(root, "/etc/victim", p, sizeof(p)), "precious");
         /* a FIFO is neither read nor written, and nothing blocks */
         snprintf(p, sizeof(p), "%s/sys/fs/cgroup/x", root);
         tu_write(root, "/sys/fs/cgroup/x/keep", "x\n");
