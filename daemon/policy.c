@@ -202,7 +202,6 @@ static double batch_cap(const struct policy_params *p, const struct policy_state
         double target = s->mode == MODE_IDLE ? (p->pool_low + p->pool_high) / 2 : p->pool_low;
         double others = in->pool - batch_of(in);
         double cap;
-        const char *lent = s->lending ? ", lent while the cgroups are calm" : "";
 
         if (!p->batch)
                 return -1;
@@ -221,7 +220,8 @@ static double batch_cap(const struct policy_params *p, const struct policy_state
         if (cap < 0)
                 cap = 0;
         snprintf(text, size, "what the rest of the pool (%.0f%%) leaves below %g%%%s%s", others, target,
-                 in->n_batch > 1 ? ", shared" : "", cap > p->batch_max ? lent : "");
+                 in->n_batch > 1 ? ", shared" : "",
+                 s->lending && cap > p->batch_max ? ", lent while the cgroups are calm" : "");
         if (s->batch_cap >= 0 && cap != 0 && cap > s->batch_cap - BATCH_CAP_STEP &&
             cap < s->batch_cap + BATCH_CAP_STEP)
                 return s->batch_cap;
@@ -506,7 +506,6 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                 s->batch_cap = batch_cap(p, s, in, d->cap_text, sizeof(d->cap_text));
                 d->batch_cap = s->batch_cap;
                 d->cap_at_max = d->batch_cap >= 0 && d->batch_cap == p->batch_max;
-                d->lending = s->lending;
                 d->cap_lent = s->lending && d->batch_cap > p->batch_max;
                 d->handback = handback(s, in, d->batch_cap);
                 if (d->batch_cap >= 0)

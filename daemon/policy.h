@@ -152,8 +152,7 @@ struct policy_decision {
         char cap_text[128];     /* ... and one for batch_cap */
         bool cap_at_max;        /* batch_cap is [Batch] ZswapMaxPercent (else: the room the rest of
                                  * the pool leaves) */
-        bool lending;           /* the caps may go above ZswapMaxPercent ([Batch] LendWhenCalm) ... */
-        bool cap_lent;          /* ... and batch_cap is above it */
+        bool cap_lent;          /* batch_cap is above ZswapMaxPercent, lent ([Batch] LendWhenCalm) */
         bool handback;          /* lending ended and the batch cgroups hold more than their caps:
                                  * ask the kernel to write the rest back (handback.c) */
 };

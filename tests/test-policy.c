@@ -1124,12 +1124,12 @@ static void batch_lent_while_the_cgroups_are_calm(void **state) {
         assert_int_equal(d.mode, MODE_THROUGHPUT);
         assert_float_equal(d.batch_cap, 50, 1e-9);
         assert_true(d.cap_at_max);
-        assert_false(d.lending);
+        assert_false(s.lending);
         d = step_lend(&p, &s, 129, 12, true, 0.5, 40, 35);
         assert_float_equal(d.batch_cap, 50, 1e-9);
         /* calm for HoldSec: the room the rest (5 %) leaves below LowPercent */
         d = step_lend(&p, &s, 130, 12, true, 0.5, 40, 35);
-        assert_true(d.lending);
+        assert_true(s.lending);
         assert_float_equal(d.batch_cap, 65, 1e-9);
         assert_false(d.cap_at_max);
         assert_string_equal(d.cap_text,
@@ -1142,13 +1142,13 @@ static void batch_lent_while_the_cgroups_are_calm(void **state) {
                                             .cgroups_pressure = 50, .stores = true, .pool = 60, .batch = 55,
                                             .n_batch = 1, .triggers_armed = true };
                 policy_decide(&p, &s, &in, &d);
-                assert_true(d.lending);
+                assert_true(s.lending);
                 assert_float_equal(d.batch_cap, 65, 1e-9);
         }
         /* one cgroup at the low mark: ZswapMaxPercent at once, and the 5 %
          * the batch holds above it asked back */
         d = step_lend(&p, &s, 132, 12, true, 2, 60, 55);
-        assert_false(d.lending);
+        assert_false(s.lending);
         assert_float_equal(d.batch_cap, 50, 1e-9);
         assert_true(d.cap_at_max);
         assert_true(d.handback);
@@ -1160,12 +1160,12 @@ static void batch_lent_while_the_cgroups_are_calm(void **state) {
         assert_float_equal(d.batch_cap, 50, 1e-9);
         assert_true(d.handback);
         d = step_lend(&p, &s, 163, 12, true, 0, 60, 55);
-        assert_true(d.lending);
+        assert_true(s.lending);
         assert_float_equal(d.batch_cap, 65, 1e-9);
         assert_false(d.handback);
         /* no cgroup measured: nothing to lend against */
         d = step_lend(&p, &s, 164, 12, false, 0, 60, 55);
-        assert_false(d.lending);
+        assert_false(s.lending);
         assert_float_equal(d.batch_cap, 50, 1e-9);
         assert_true(d.handback);
         /* the rest of the pool grows: the lent cap shrinks with it, and
@@ -1182,7 +1182,7 @@ static void batch_lent_while_the_cgroups_are_calm(void **state) {
         /* a stall ends the loan with the batch within its cap: nothing to
          * ask back, and nothing later either */
         d = step_lend(&p, &s, 198, 12, true, 3, 60, 30);
-        assert_false(d.lending);
+        assert_false(s.lending);
         assert_false(d.handback);
         d = step_lend(&p, &s, 199, 12, true, 3, 80, 50);
         assert_false(d.handback);
@@ -1192,7 +1192,7 @@ static void batch_lent_while_the_cgroups_are_calm(void **state) {
         policy_init(&s, KNOB_OFF, KNOB_OFF);
         for (int t = 100; t <= 200; t += 10) {
                 d = step_lend(&p, &s, t, 12, true, 0, 40, 35);
-                assert_false(d.lending);
+                assert_false(s.lending);
                 assert_float_equal(d.batch_cap, 50, 1e-9);
         }
 }
