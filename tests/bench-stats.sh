@@ -91,6 +91,31 @@ done
 check "order: a pair 3 times in 5 rounds: per-round shuffles $w1 of 8 seeds, plans $w2" test "$w2" = 0 -a "$w1" -gt 0
 check "order: a fresh seed is a number" bash -c ". '$abs_top_srcdir/tests/bench/guest/order.sh'; [[ \$(order_seed) =~ ^[0-9]+\$ ]]"
 
+# ---- configuration names (tests/bench/guest/configs.sh, both beds)
+. "$abs_top_srcdir/tests/bench/guest/configs.sh"
+LOGGED=
+log() { LOGGED="$LOGGED$*;"; }
+AA="N N2"
+check "configs: the A/A twin runs the first of AA" test "$(base_cfg N2)" = N -a "$(base_cfg N)" = N -a "$(base_cfg ztcfg)" = ztcfg
+AA=""
+check "configs: without AA a name runs itself" test "$(base_cfg N2)" = N2
+check "configs: every zt name is the daemon, static names are not" \
+	bash -c ". '$abs_top_srcdir/tests/bench/guest/configs.sh'; is_daemon zt && is_daemon ztcfg-lend && is_daemon ztcap0 && ! is_daemon N && ! is_daemon cap0 && ! is_daemon caphalf"
+ZTCFG_CONF=$'[Pressure]\nCgroups=bench-svc'
+ZT_largest=$'[Batch]\nLargestHolder=yes'
+ZTCFG_two_words=$'[Batch]\nLendWhenCalm=yes'
+check "configs: zt, the shipped defaults, has an empty drop-in" test -z "$(dropin zt)"
+check "configs: zt-NAME is ZT_NAME alone" test "$(dropin zt-largest)" = "$ZT_largest"
+check "configs: ztcfg-NAME is ZTCFG_CONF, then ZTCFG_NAME with '-' read as '_'" \
+	test "$(dropin ztcfg-two-words)" = "$ZTCFG_CONF"$'\n'"$ZTCFG_two_words"
+LOGGED=
+dropin zt-missing >/dev/null && r=0 || r=$?
+check "configs: an undefined variant fails and names its variable ($LOGGED)" test "$r" = 1 -a "$LOGGED" = "config zt-missing: ZT_missing is not set;"
+LOGGED=
+dropin ztcap >/dev/null && r=0 || r=$?
+check "configs: a base the bed does not define fails ($LOGGED)" test "$r" = 1 -a "$LOGGED" = "config ztcap: ZTCAP_CONF is not set;"
+unset -f log
+
 # ---- guest panics on the console
 . "$abs_top_srcdir/tests/guest/console.sh"
 W=$(mktemp -d /tmp/zt-bench-stats.XXXXXX); trap 'rm -rf "$W"' EXIT

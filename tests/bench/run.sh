@@ -268,6 +268,7 @@ boot() {
 	install -m755 "$HERE/guest/guest.sh" "$SHARE/guest.sh"
 	install -m755 "$HERE/guest/legacy.sh" "$SHARE/legacy.sh"
 	install -m644 "$HERE/guest/order.sh" "$SHARE/order.sh"
+	install -m644 "$HERE/guest/configs.sh" "$SHARE/configs.sh"
 	cp "$CONF" "$SHARE/bench.conf"
 	echo "$DISK rdelay=$DELAY wdelay=$DELAY" > "$SHARE/profile"
 	cp "$WORK/daemon/tree.txt" "$SHARE/tree.txt" 2>/dev/null || true

@@ -50,6 +50,7 @@ set -u
 S=/out
 [ -f $S/bench.conf ] && . $S/bench.conf
 if [ "${BED:-phases}" = legacy ]; then exec bash $S/legacy.sh; fi
+. $S/configs.sh # base_cfg, is_daemon, dropin
 RUNS=${RUNS:-5}
 CONFIGS=${CONFIGS:-"N N2 Y cap0 caphalf zt ztcfg"}
 AA=${AA:-"N N2"}                    # the A/A pair: the second name runs the first's configuration
@@ -296,27 +297,13 @@ apply_cfg() { # cfg
 	low) echo $SVC_LOW > $SVCCG/memory.low ;;
 	off) echo N > $P/enabled ;;
 	pool20) echo 20 > $P/max_pool_percent ;;
-	zt|zt-*|ztcfg|ztcfg-*)
+	zt*)
 		dropin $1 > $DROPIN || return 1
 		rm -f $RECDIR/current.rec
 		systemctl start zswap-tuned || log "warn: zswap-tuned did not start: $(systemctl status zswap-tuned --no-pager 2>&1 | tail -5)"
 		INVOCATION=$(systemctl show -p InvocationID --value zswap-tuned) ;;
 	*) log "unknown config $1"; return 1 ;;
 	esac
-}
-base_cfg() { # name: the configuration it runs (the A/A twin runs the first of AA)
-	set -- "$1" $AA
-	if [ $# = 3 ] && [ "$1" = "$3" ]; then echo "$2"; else echo "$1"; fi
-}
-is_daemon() { case $1 in zt|zt-*|ztcfg|ztcfg-*) return 0 ;; esac; return 1; }
-dropin() { # cfg: the daemon's drop-in for zt, ztcfg, zt-NAME, ztcfg-NAME
-	local base=${1%%-*} name= v
-	[ "$base" = "$1" ] || name=${1#*-}
-	[ "$base" = ztcfg ] && printf '%s\n' "$ZTCFG_CONF"
-	[ -n "$name" ] || return 0
-	v=${base^^}_${name//-/_}
-	[ -n "${!v+x}" ] || { log "config $1: $v is not set"; return 1; }
-	printf '%s\n' "${!v}"
 }
 daemon_stop() { # run name
 	local n=$1 ns

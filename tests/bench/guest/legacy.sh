@@ -19,6 +19,9 @@
 #          cgroup as a batch cgroup it may cap ([Batch] Cgroups=bench-hog,
 #          ZswapMaxPercent=ZTCAP_PCT); the drop-in is ZTCAP_CONF below
 #   ztcap0 the same with ZswapMaxPercent=0 (guest/zero-cap.conf runs it)
+#   zt-NAME, ztcap-NAME, ...  the same with the settings in variable ZT_NAME (ZTCAP_NAME,
+#          ...; '-' in NAME read as '_') added to the drop-in, e.g.
+#          ZT_largest=$'[Batch]\nLargestHolder=yes' (guest/configs.sh)
 #   NAME2  the configuration NAME again under another name when AA="NAME NAME2": the
 #          A/A twin (issue 23)
 # Runs are interleaved: for each round, for each data set, every configuration in a random
@@ -52,6 +55,8 @@ WARMUP_RUNS=${WARMUP_RUNS:-1}
 # stays under the 95% mark with a few MiB of headroom.
 ZTCAP_PCT=${ZTCAP_PCT:-70}
 ZTCAP_CONF=${ZTCAP_CONF:-$(printf '[Pressure]\nSystem=no\nCgroups=bench-probe\n[Batch]\nCgroups=bench-hog\nZswapMaxPercent=%s' "$ZTCAP_PCT")}
+ZTCAP0_CONF=$(printf '%s\n' "$ZTCAP_CONF" | sed 's/^ZswapMaxPercent=.*/ZswapMaxPercent=0/')
+ZTCG_CONF=$(printf '[Pressure]\nSystem=no\nCgroups=bench-probe')
 # ------------------------------------------------------------------------------------
 
 R=$S/results; mkdir -p $R
@@ -124,12 +129,7 @@ wait_drain() { # previous run's pages must be gone from zswap
 }
 
 daemon_start() { # cfg
-	case $1 in
-	zt) : > $DROPIN ;;
-	ztcg) printf '[Pressure]\nSystem=no\nCgroups=bench-probe\n' > $DROPIN ;;
-	ztcap) printf '%s\n' "$ZTCAP_CONF" > $DROPIN ;;
-	ztcap0) printf '%s\n' "$ZTCAP_CONF" | sed 's/^ZswapMaxPercent=.*/ZswapMaxPercent=0/' > $DROPIN ;;
-	esac
+	dropin $1 > $DROPIN || return 1
 	systemctl start zswap-tuned || log "warn: zswap-tuned did not start: $(systemctl status zswap-tuned --no-pager 2>&1 | tail -5)"
 	INVOCATION=$(systemctl show -p InvocationID --value zswap-tuned)
 }
@@ -157,10 +157,6 @@ daemon_stop() { # run name -> sets DCPU_MS (daemon process), UCPU_MS (whole unit
 	[ "$ZMAX_AFTER" = max ] || log "warn: bench-hog memory.zswap.max not restored after stop: $ZMAX_AFTER"
 }
 
-base_cfg() { # name: the configuration it runs (the A/A twin runs the first of AA)
-	set -- "$1" $AA
-	if [ $# = 3 ] && [ "$1" = "$3" ]; then echo "$2"; else echo "$1"; fi
-}
 run_one() { # cfg dataset idx (w1...: a warm-up run)
 	local cn=$1 c ds=$2 i=$3 n=$1.$2.r$3 pre post ppid spid limit_kb zmax_kb
 	c=$(base_cfg $cn)
@@ -177,7 +173,7 @@ run_one() { # cfg dataset idx (w1...: a warm-up run)
 	Y) echo Y > $P/shrinker_enabled ;;
 	cap) zmax_kb=$(( limit_kb * ZMAX_PCT / 100 )); echo $(( zmax_kb * 1024 )) > $HOGCG/memory.zswap.max ;;
 	cap0) echo 0 > $HOGCG/memory.zswap.max ;;
-	zt|ztcg|ztcap|ztcap0) daemon_start $c ;;
+	zt*) daemon_start $c || return ;;
 	*) log "unknown config $c"; return ;;
 	esac
 	log "run $n start"
@@ -193,7 +189,7 @@ run_one() { # cfg dataset idx (w1...: a warm-up run)
 	sleep 1 # one more second of samples after the hog
 	kill -TERM $ppid; wait $ppid
 	kill -TERM $spid; wait $spid
-	case $c in zt|ztcg|ztcap|ztcap0) daemon_stop $n ;; esac
+	is_daemon $c && daemon_stop $n
 	{ echo "## pre"; echo "$pre"; echo "## post"; echo "$post"; } > $R/$n.snap
 	d() { local a b; a=$(kv "$pre" "$1"); b=$(kv "$post" "$1"); [ -n "$a" ] && [ -n "$b" ] && echo $(( b - a )) || echo ""; }
 	local t0 t1 ps
@@ -219,6 +215,7 @@ run_one() { # cfg dataset idx (w1...: a warm-up run)
 
 log "guest.sh start mode=$MODE"
 . $S/order.sh
+. $S/configs.sh # base_cfg, is_daemon, dropin
 [ -n "$SEED" ] || SEED=$(order_seed)
 setup
 envinfo
