@@ -63,6 +63,17 @@ bool advice_read_cgroup(const struct kernel *k, const char *dir, bool recent, ui
         return there;
 }
 
+/* A child cgroup: a directory (not a symlink), not "." or "..". */
+static bool is_cgroup_dir(DIR *d, const struct dirent *e) {
+        struct stat st;
+
+        if (e->d_name[0] == '.')
+                return false;
+        if (e->d_type != DT_UNKNOWN)
+                return e->d_type == DT_DIR;
+        return fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* dir: a cgroup's directory below the root prefix; rel: its name below the
  * mount ("" for the root cgroup, which is never advised). */
 static void scan(const struct kernel *k, const char *dir, const char *rel, unsigned depth, bool recent,
@@ -76,10 +87,7 @@ static void scan(const struct kernel *k, const char *dir, const char *rel, unsig
                 return;
         while ((e = readdir(d)) && depth > 0) {
                 char child[4096], child_rel[4096];
-                struct stat st;
-                if (e->d_name[0] == '.' || (e->d_type != DT_DIR && !(e->d_type == DT_UNKNOWN &&
-                                                                       fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                                                                       S_ISDIR(st.st_mode))))
+                if (!is_cgroup_dir(d, e))
                         continue;
                 leaf = false;
                 if ((size_t) snprintf(child, sizeof(child), "%s/%s", dir, e->d_name) >= sizeof(child) ||
@@ -104,6 +112,31 @@ int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, bo
                 return -ENOENT; /* no cgroup v2 */
         scan(k, CGROUP_ROOT, "", depth, recent, a);
         return 0;
+}
+
+int advice_pool_charged(const struct kernel *k, uint64_t *bytes) {
+        char path[4096];
+        struct dirent *e;
+        bool any = false;
+        DIR *d;
+
+        *bytes = 0;
+        if (!kernel_exists(k, CGROUP_ROOT "/cgroup.controllers") ||
+            kernel_path(k, CGROUP_ROOT, path, sizeof(path)) < 0 || !(d = opendir(path)))
+                return -ENOENT;
+        while ((e = readdir(d))) {
+                char child[4096], buf[16384];
+                uint64_t v;
+                if (!is_cgroup_dir(d, e))
+                        continue;
+                if ((size_t) snprintf(child, sizeof(child), CGROUP_ROOT "/%s/memory.stat", e->d_name) >= sizeof(child) ||
+                    kernel_read(k, child, buf, sizeof(buf)) <= 0 || parse_stat_field(buf, "zswap", &v) < 0)
+                        continue;
+                any = true;
+                *bytes = v > UINT64_MAX - *bytes ? UINT64_MAX : *bytes + v; /* a hostile file saturates */
+        }
+        closedir(d);
+        return any ? 0 : -ENOENT;
 }
 
 void advice_config(const struct advice *a, char *buf, size_t size) {

@@ -47,5 +47,11 @@ int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, bo
 /* The lines that would protect the stalling from the holders ("" when
  * there is nothing to say): [Batch] Cgroups= and [Pressure] Cgroups=. */
 void advice_config(const struct advice *a, char *buf, size_t size);
+/* What the cgroups are charged for in the pool: the "zswap" line of every
+ * top-level cgroup's memory.stat (each counts its descendants), in bytes.
+ * The pool's size less this is memory no cgroup is charged for: the
+ * allocator's overhead (size classes, pages left partly used) and the
+ * entries of the root cgroup's own processes. -ENOENT without cgroup v2 or where no cgroup has the line. */
+int advice_pool_charged(const struct kernel *k, uint64_t *bytes);
 void advice_print(const struct advice *a, FILE *f);
 void advice_json(const struct advice *a, FILE *f);

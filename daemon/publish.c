@@ -32,6 +32,7 @@ void publish_take(const struct manager *m, const struct policy_decision *d, cons
                 .limit_bytes = pool->limit_bytes,
                 .fill_rate = d->fill_rate,
                 .time_to_limit = d->time_to_limit,
+                .uncharged = -1, /* live, status only */
                 .flips_last_hour = steer_flips_since(&m->steer,
                                                      now > 3600 * USEC_PER_SEC ? now - 3600 * USEC_PER_SEC : 0),
                 .warnings = m->warnings,

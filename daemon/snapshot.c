@@ -115,7 +115,7 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
         if (!copy)
                 return -ENOMEM;
         *s = (struct snapshot) { .knob_value = KNOB_UNSET, .original = KNOB_UNSET, .time_to_limit = -1,
-                                 .incomp_pages = -1 };
+                                 .incomp_pages = -1, .uncharged = -1 };
         for (unsigned i = 0; i < SNAPSHOT_MAX_BATCH; i++)
                 s->batch[i].incomp = -1;
         for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -348,6 +348,8 @@ void snapshot_json_open(const struct snapshot *s, FILE *f) {
                 fprintf(f, "%.1f", s->time_to_limit);
         fputs(",\"incompressible_pages\":", f);
         json_int_or_null(f, s->incomp_pages);
+        fputs(",\"uncharged_bytes\":", f);
+        json_int_or_null(f, s->uncharged);
         fputc('}', f);
         fputs(",\"batch\":[", f);
         for (unsigned i = 0; i < s->n_batch; i++) {
@@ -445,6 +447,8 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
                 fprintf(f, ", compressed %.1fx", (double) s->stored_bytes / (double) s->pool_bytes);
         if (s->incomp_pages > 0)
                 fprintf(f, ", %lld pages stored whole (incompressible)", (long long) s->incomp_pages);
+        if (s->uncharged >= 0)
+                fprintf(f, ", %s charged to no cgroup", format_bytes(a, sizeof(a), (uint64_t) s->uncharged));
         if (s->time_to_limit >= 0)
                 fprintf(f, ", filling %.1f%%/s, at the limit in %.0f s", s->fill_rate, s->time_to_limit);
         fputc('\n', f);

@@ -70,6 +70,7 @@ struct snapshot {
         double pool;                    /* percent of the limit */
         uint64_t pool_bytes, stored_bytes, limit_bytes;
         int64_t incomp_pages;           /* stored whole, incompressible; < 0 = unknown (live, status only) */
+        int64_t uncharged;              /* pool bytes charged to no cgroup; < 0 = unknown (live, status only) */
         double fill_rate;               /* percent of the limit per second */
         double time_to_limit;           /* seconds, < 0 = not rising */
         unsigned n_batch;

@@ -75,6 +75,12 @@ int status_show(const struct kernel *k, const char *state_dir, bool json) {
         uint64_t v;
         if (kernel_pool_incompressible(k, &v) == 0 && v <= INT64_MAX)
                 s.incomp_pages = (int64_t) v;
+        /* what no cgroup is charged for: the allocator's overhead (a lowered
+         * memory.zswap.max gives room back to the cgroup before the pool) */
+        if (advice_pool_charged(k, &v) == 0) {
+                uint64_t u = s.pool_bytes > v ? s.pool_bytes - v : 0;
+                s.uncharged = u > INT64_MAX ? INT64_MAX : (int64_t) u;
+        }
         for (unsigned i = 0; i < s.n_batch; i++)
                 if (kernel_cgroup_incompressible(k, s.batch[i].cgroup, &v) == 0 && v <= INT64_MAX)
                         s.batch[i].incomp = (int64_t) v;

@@ -43,8 +43,19 @@ import json; d = json.load(open('$W/st.json'))['advice']
 assert d['holders'][0]['cgroup'] == 'system.slice/backup.service' and d['holders'][0]['percent_of_limit'] == 25.0, d
 assert d['stalling'] == [{'cgroup': 'system.slice/db.service', 'some_avg300_percent': 3.25}], d
 assert d['config'] == '[Batch]\nCgroups=system.slice/backup.service\n[Pressure]\nCgroups=system.slice/db.service\n', d"
+check "... and no figure for the pool charged to no cgroup while no top-level cgroup has memory.stat" \
+	python3 -c "import json; assert json.load(open('$W/st.json'))['pool']['uncharged_bytes'] is None"
 # the advice, taken as it is
 python3 -c "import json; print(json.load(open('$W/st.json'))['advice']['config'], end='')" > "$W/advised.conf"
+# hostile top-level figures: two at the largest value saturate the sum, a FIFO is not read
+mkdir -p "$CG/init.scope" "$CG/user.slice"
+printf 'zswap 18446744073709551615\n' > "$CG/system.slice/memory.stat"
+printf 'zswap 18446744073709551615\n' > "$CG/init.scope/memory.stat"
+mkfifo "$CG/user.slice/memory.stat"
+zt status --json >"$W/st-hostile.json"; rc=$?
+check "status with hostile memory.stat files: exit $rc, charged saturates, nothing left uncharged, no hang" \
+	python3 -c "import json; assert $rc == 0 and json.load(open('$W/st-hostile.json'))['pool']['uncharged_bytes'] == 0"
+rm -f "$CG/system.slice/memory.stat" "$CG/init.scope/memory.stat" "$CG/user.slice/memory.stat"; rmdir "$CG/init.scope" "$CG/user.slice"
 kill -TERM "$PID"; wait "$PID"; PID=
 zt -c "$W/advised.conf" --check-config >/dev/null 2>"$W/cc"; rc=$?
 check "--check-config takes the advised lines (exit $rc)" test $rc -eq 0
