@@ -35,7 +35,8 @@ static void same(const struct snapshot *a, const struct snapshot *b) {
         }
         SAME_DOUBLE(a->pool, b->pool);
         FUZZ_ASSERT(a->pool_bytes == b->pool_bytes && a->stored_bytes == b->stored_bytes &&
-                    a->limit_bytes == b->limit_bytes && a->incomp_pages == b->incomp_pages);
+                    a->limit_bytes == b->limit_bytes && a->incomp_pages == b->incomp_pages &&
+                    a->uncharged == b->uncharged);
         SAME_DOUBLE(a->fill_rate, b->fill_rate);
         SAME_DOUBLE(a->time_to_limit, b->time_to_limit);
         FUZZ_ASSERT(a->n_batch == b->n_batch);
@@ -60,7 +61,7 @@ static void check(const struct snapshot *s) {
         for (unsigned i = 0; i < s->n_batch; i++)
                 FUZZ_ASSERT(memchr(s->batch[i].cgroup, '\0', sizeof(s->batch[i].cgroup)));
         /* status only: never in the file */
-        FUZZ_ASSERT(s->incomp_pages == -1);
+        FUZZ_ASSERT(s->incomp_pages == -1 && s->uncharged == -1);
         for (unsigned i = 0; i < SNAPSHOT_MAX_BATCH; i++)
                 FUZZ_ASSERT(s->batch[i].incomp == -1);
 }
