@@ -125,12 +125,12 @@ int advice_pool_charged(const struct kernel *k, uint64_t *bytes) {
             kernel_path(k, CGROUP_ROOT, path, sizeof(path)) < 0 || !(d = opendir(path)))
                 return -ENOENT;
         while ((e = readdir(d))) {
-                char child[4096], buf[16384];
+                char child[4096];
                 uint64_t v;
                 if (!is_cgroup_dir(d, e))
                         continue;
-                if ((size_t) snprintf(child, sizeof(child), CGROUP_ROOT "/%s/memory.stat", e->d_name) >= sizeof(child) ||
-                    kernel_read(k, child, buf, sizeof(buf)) <= 0 || parse_stat_field(buf, "zswap", &v) < 0)
+                if ((size_t) snprintf(child, sizeof(child), CGROUP_ROOT "/%s", e->d_name) >= sizeof(child) ||
+                    kernel_cgroup_stat(k, child, "zswap", &v) < 0)
                         continue;
                 any = true;
                 *bytes = v > UINT64_MAX - *bytes ? UINT64_MAX : *bytes + v; /* a hostile file saturates */
