@@ -272,6 +272,10 @@ boot() {
 	cp "$CONF" "$SHARE/bench.conf"
 	echo "$DISK rdelay=$DELAY wdelay=$DELAY" > "$SHARE/profile"
 	cp "$WORK/daemon/tree.txt" "$SHARE/tree.txt" 2>/dev/null || true
+	# the bed's own commit: with BENCH_REV the daemon's commit says nothing about guest.sh
+	{ echo "bed_commit=$(git -C "$abs_top_srcdir" rev-parse --short HEAD 2>/dev/null || echo none)"
+	  echo "bed_dirty_files=$(git -C "$abs_top_srcdir" status --porcelain -- tests/bench 2>/dev/null | awk '{printf "%s ", $2}')"
+	} >> "$SHARE/tree.txt"
 	[ -d "$SHARE/results" ] && mv "$SHARE/results" "$SHARE/results.$(date +%Y%m%d-%H%M%S)"
 	rm -f "$WORK"/serial-panic*.log
 	while :; do

@@ -761,12 +761,15 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
     p(f"Swap disk profile `{calib.get('profile', '?')}`: random 4 KiB swap-in from the disk p50 "
       f"{calib.get('disk_p50_us', '?')} us, from zswap p50 {calib.get('zswap_p50_us', '?')} us: "
       f"ratio **{calib.get('ratio', '?')}x** (wanted {calib.get('range', '?')}; {'ok' if ok else 'FAILED'}) "
-      f"at the start of the boot" + (f"; at its end {calib_end.get('disk_p50_us')} us / {calib_end.get('zswap_p50_us')} us = "
+      f"before the first measured run" + (f"; at the end of the boot {calib_end.get('disk_p50_us')} us / {calib_end.get('zswap_p50_us')} us = "
                                       f"**{calib_end.get('ratio')}x** ({'ok' if calib_end.get('ok') == '1' else 'FAILED'})" if calib_end else '') + '.')
     p()
     p(f"Guest: kernel {env.get('kernel', '?')}, MemTotal {env.get('MemTotal', '?')}, zswap compressor "
       f"{env.get('zswap.compressor', '?')}/{env.get('zswap.zpool', '?')}, daemon {env.get('daemon', '?')} "
-      f"(commit {env.get('commit', '?')}, sha256 {env.get('daemon_sha256', '?')}), {env.get('postgres', '?')}.")
+      f"(commit {env.get('commit', '?')}, sha256 {env.get('daemon_sha256', '?')}), {env.get('postgres', '?')}"
+      + (f"; the bed (tests/bench) at commit {env['bed_commit']}"
+         + (f", with local changes to {env['bed_dirty_files'].strip()}" if env.get('bed_dirty_files', '').strip() else '')
+         if env.get('bed_commit') else '') + '.')
     p()
     p('Settings: ' + env.get('settings', '?') + '; schedule `' + env.get('schedule', '?') + '`.')
     p()
