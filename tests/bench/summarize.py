@@ -764,12 +764,15 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
       f"before the first measured run" + (f"; at the end of the boot {calib_end.get('disk_p50_us')} us / {calib_end.get('zswap_p50_us')} us = "
                                       f"**{calib_end.get('ratio')}x** ({'ok' if calib_end.get('ok') == '1' else 'FAILED'})" if calib_end else '') + '.')
     p()
+    bed = ''
+    if env.get('bed_commit'):
+        bed = f"; the bed (tests/bench) at commit {env['bed_commit']}"
+        dirty = env.get('bed_dirty_files', '').strip()
+        if dirty:
+            bed += f", with local changes to {dirty}"
     p(f"Guest: kernel {env.get('kernel', '?')}, MemTotal {env.get('MemTotal', '?')}, zswap compressor "
       f"{env.get('zswap.compressor', '?')}/{env.get('zswap.zpool', '?')}, daemon {env.get('daemon', '?')} "
-      f"(commit {env.get('commit', '?')}, sha256 {env.get('daemon_sha256', '?')}), {env.get('postgres', '?')}"
-      + (f"; the bed (tests/bench) at commit {env['bed_commit']}"
-         + (f", with local changes to {env['bed_dirty_files'].strip()}" if env.get('bed_dirty_files', '').strip() else '')
-         if env.get('bed_commit') else '') + '.')
+      f"(commit {env.get('commit', '?')}, sha256 {env.get('daemon_sha256', '?')}), {env.get('postgres', '?')}{bed}.")
     p()
     p('Settings: ' + env.get('settings', '?') + '; schedule `' + env.get('schedule', '?') + '`.')
     p()
