@@ -63,17 +63,6 @@ bool advice_read_cgroup(const struct kernel *k, const char *dir, bool recent, ui
         return there;
 }
 
-/* A child cgroup: a directory (not a symlink), not "." or "..". */
-static bool is_cgroup_dir(DIR *d, const struct dirent *e) {
-        struct stat st;
-
-        if (e->d_name[0] == '.')
-                return false;
-        if (e->d_type != DT_UNKNOWN)
-                return e->d_type == DT_DIR;
-        return fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* dir: a cgroup's directory below the root prefix; rel: its name below the
  * mount ("" for the root cgroup, which is never advised). */
 static void scan(const struct kernel *k, const char *dir, const char *rel, unsigned depth, bool recent,
@@ -87,7 +76,7 @@ static void scan(const struct kernel *k, const char *dir, const char *rel, unsig
                 return;
         while ((e = readdir(d)) && depth > 0) {
                 char child[4096], child_rel[4096];
-                if (!is_cgroup_dir(d, e))
+                if (e->d_name[0] == '.' || !dirent_is_dir(d, e)) /* a child cgroup, not a hidden name */
                         continue;
                 leaf = false;
                 if ((size_t) snprintf(child, sizeof(child), "%s/%s", dir, e->d_name) >= sizeof(child) ||
@@ -127,7 +116,7 @@ int advice_pool_charged(const struct kernel *k, uint64_t *bytes) {
         while ((e = readdir(d))) {
                 char child[4096];
                 uint64_t v;
-                if (!is_cgroup_dir(d, e))
+                if (e->d_name[0] == '.' || !dirent_is_dir(d, e)) /* a child cgroup, not a hidden name */
                         continue;
                 if ((size_t) snprintf(child, sizeof(child), CGROUP_ROOT "/%s", e->d_name) >= sizeof(child) ||
                     kernel_cgroup_stat(k, child, "zswap", &v) < 0)

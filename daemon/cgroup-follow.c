@@ -366,17 +366,9 @@ static void for_each_subdir(struct follow *f, const char *dir, void (*fn)(struct
 
         if (kernel_path(f->kernel, dir, real, sizeof(real)) < 0 || !(d = opendir(real)))
                 return;
-        while ((de = readdir(d))) {
-                if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
-                        continue;
-                if (de->d_type != DT_DIR) {
-                        struct stat st;
-                        if (de->d_type != DT_UNKNOWN || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-                            !S_ISDIR(st.st_mode))
-                                continue;
-                }
-                fn(f, dir, de->d_name, arg);
-        }
+        while ((de = readdir(d)))
+                if (dirent_is_dir(d, de))
+                        fn(f, dir, de->d_name, arg);
         closedir(d);
 }
 

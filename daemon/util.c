@@ -216,6 +216,16 @@ unsigned remove_atomic_temporaries_at(int dir_fd, const char *name) {
         return n;
 }
 
+bool dirent_is_dir(DIR *d, const struct dirent *e) {
+        struct stat st;
+
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+                return false;
+        if (e->d_type != DT_UNKNOWN)
+                return e->d_type == DT_DIR;
+        return fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
 int mkdir_p(const char *path, mode_t mode) {
         char p[PATH_MAX];
 

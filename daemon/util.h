@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <errno.h>
 #include <sys/types.h>
 
@@ -45,6 +46,9 @@ unsigned remove_atomic_temporaries_at(int dir_fd, const char *name);
 
 /* mkdir -p, new directories with this mode. */
 int mkdir_p(const char *path, mode_t mode);
+/* Is e, read from d, a subdirectory: a directory (never a symlink to one),
+ * not "." or ".."? Asks the kernel only where readdir() could not say. */
+bool dirent_is_dir(DIR *d, const struct dirent *e);
 
 /* "  text \n" -> "text", in place. */
 char *strstrip(char *s);

@@ -27,6 +27,35 @@
 #include "units.h"
 #include "util.h"
 
+/* ---- directory entries ------------------------------------------------------ */
+
+/* dirent_is_dir() (util.c), which both the follow set and status's advice
+ * walk cgroups with: directories, not what points at one. */
+static void test_dirent_is_dir(void **state) {
+        char *root = tu_mkdtemp(), p[PATH_MAX], seen[256] = "";
+        struct dirent *e;
+        DIR *d;
+
+        tu_write(root, "/dir/f", "x\n");
+        tu_write(root, "/.hidden/f", "x\n");
+        tu_write(root, "/file", "x\n");
+        snprintf(p, sizeof(p), "%s/link", root);
+        assert_int_equal(symlink("dir", p), 0);
+        snprintf(p, sizeof(p), "%s/fifo", root);
+        assert_int_equal(mkfifo(p, 0600), 0);
+        assert_non_null(d = opendir(root));
+        while ((e = readdir(d)))
+                if (dirent_is_dir(d, e)) {
+                        strcat(seen, " ");
+                        strcat(seen, e->d_name);
+                }
+        closedir(d);
+        /* readdir's order is the file system's */
+        assert_true(strcmp(seen, " dir .hidden") == 0 || strcmp(seen, " .hidden dir") == 0);
+        tu_rm_rf(root);
+        free(root);
+}
+
 /* ---- globs ---------------------------------------------------------------- */
 
 static void expect_refused(const char *pattern, const char *why) {
@@ -331,6 +360,12 @@ static void test_follow_scan(void **state) {
         tu_write(r->root, "/sys/fs/cgroup/kube.slice/kube-be.slice/pod1/memory.zswap.max", "max\n");
         tu_write(r->root, "/sys/fs/cgroup/kube.slice/kube-be.slice/pod12/memory.zswap.max", "max\n");
         tu_write(r->root, "/sys/fs/cgroup/kube.slice/x.slice/pod2/memory.zswap.max", "max\n");
+        /* a symlink to a cgroup and a FIFO, where a hostile tree could put them: never matches */
+        char p[PATH_MAX];
+        snprintf(p, sizeof(p), "%s/sys/fs/cgroup/batch.slice/link.scope", r->root);
+        assert_int_equal(symlink("../other.slice/c.scope", p), 0);
+        snprintf(p, sizeof(p), "%s/sys/fs/cgroup/batch.slice/fifo.scope", r->root);
+        assert_int_equal(mkfifo(p, 0600), 0);
         start(r, pats, 2, false, 0);
         assert_int_equal(follow_count(r->f), 3);
         assert_int_equal(r->adds, 3);
@@ -893,6 +928,7 @@ static void test_units_no_bus(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_dirent_is_dir),
                 cmocka_unit_test(test_glob_parse),
                 cmocka_unit_test(test_glob_components),
                 cmocka_unit_test(test_glob_refused),
