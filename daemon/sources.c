@@ -195,22 +195,28 @@ bool sources_is_pressure(const struct sources *s, const char *dir) {
 
 int sources_follow_add(struct sources *s, const char *dir, bool wake_only) {
         struct psi_src *src;
+        char path[512];
 
-        for (unsigned i = 0; i < s->n; i++)
-                if (strcmp(s->src[i].spec, dir) == 0 && s->src[i].wake_only == wake_only)
-                        return 0;
+        /* A cgroup named in the configuration ("batch.slice") and matched by
+         * a pattern or cpu.idle ("/sys/fs/cgroup/batch.slice") is one file:
+         * one trigger. The named one stays when the match goes. */
+        if (kernel_cgroup_path(s->kernel, dir, "memory.pressure", path, sizeof(path)) == 0)
+                for (unsigned i = 0; i < s->n; i++)
+                        if (strcmp(s->src[i].path, path) == 0 && s->src[i].wake_only == wake_only)
+                                return 0;
         if (s->n >= ELEMENTSOF(s->src))
                 return -ENOSPC;
         src = add(s, dir, wake_only);
         if (!src)
                 return -ENAMETOOLONG;
+        src->followed = true;
         open_source(s, src, false);
         return 0;
 }
 
 void sources_follow_remove(struct sources *s, const char *dir, bool wake_only) {
         for (unsigned i = 0; i < s->n; i++)
-                if (strcmp(s->src[i].spec, dir) == 0 && s->src[i].wake_only == wake_only) {
+                if (s->src[i].followed && strcmp(s->src[i].spec, dir) == 0 && s->src[i].wake_only == wake_only) {
                         close_source(&s->src[i]);
                         /* on_psi() finds a source by its io, not its place */
                         memmove(&s->src[i], &s->src[i + 1], (s->n - i - 1) * sizeof(s->src[0]));

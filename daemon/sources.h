@@ -21,6 +21,7 @@ struct psi_src {
         uint64_t total;
         bool gone;              /* missing or removed; retried while sampling */
         bool wake_only;         /* a batch cgroup: its stalls wake us, but are not pressure */
+        bool followed;          /* added by sources_follow_add(), not named in the configuration */
         double pct;             /* its pressure over the last sample, < 0 = none */
 };
 
@@ -49,9 +50,10 @@ double sources_sample(struct sources *s, uint64_t dt);
 bool sources_cgroups_pressure(const struct sources *s, double *max);
 /* A followed cgroup (cgroup-follow.c; dir: "/sys/fs/cgroup/...") came: a
  * pressure source, or (wake_only) a batch cgroup whose stalls wake us.
- * -ENOSPC when every place is taken. */
+ * Nothing new when its memory.pressure is already watched the same way
+ * (also named in the configuration). -ENOSPC when every place is taken. */
 int sources_follow_add(struct sources *s, const char *dir, bool wake_only);
-/* ... or went. */
+/* ... or went (a named source stays). */
 void sources_follow_remove(struct sources *s, const char *dir, bool wake_only);
 /* Is the cgroup (dir: "/sys/fs/cgroup/...") a pressure source, named or
  * followed? Such a cgroup is never capped as batch work (holder.c). */

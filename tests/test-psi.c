@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* PSI parsing, trigger arming (fake and, where allowed, real) and cgroup paths. */
+/* PSI parsing, trigger arming (fake and, where allowed, real), cgroup paths and
+ * one source per memory.pressure file. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 
 #include "conf.h"
 #include "psi.h"
+#include "sources.h"
 #include "testutil.h"
 #include "util.h"
 
@@ -124,6 +126,51 @@ static void cgroup_paths(void **state) {
         assert_string_equal(p, "/x/memory.zswap.max");
 }
 
+/* A batch cgroup named in [Batch] Cgroups= and found again by a pattern or
+ * its cpu.idle is one memory.pressure file: one trigger (the journal said
+ * "PSI: .../bench-batch/memory.pressure" twice), and the named one stays
+ * when the match goes, however the name was written. */
+static void one_source_per_file(void **state) {
+        const char *root = *state;
+        const char *named[] = { "Cgroups=b.slice\n", "Cgroups=/sys/fs/cgroup/b.slice\n" };
+        const char *psi = "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+                          "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+        char text[256], err[256];
+        struct kernel k;
+
+        tu_write(root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        tu_write(root, "/sys/fs/cgroup/b.slice/memory.pressure", "%s", psi);
+        tu_write(root, "/sys/fs/cgroup/c.slice/memory.pressure", "%s", psi);
+        kernel_init(&k, root);
+        for (size_t i = 0; i < ELEMENTSOF(named); i++) {
+                struct sources s = { .kernel = &k };
+                struct conf c;
+
+                conf_defaults(&c);
+                snprintf(text, sizeof(text), "[Pressure]\nSystem=no\n[Batch]\n%s", named[i]);
+                assert_int_equal(conf_load_string(&c, "t.conf", text, err, sizeof(err)), 0);
+                sources_setup(&s, &c);
+                assert_int_equal(s.n, 1);
+                assert_string_equal(s.src[0].path, "/sys/fs/cgroup/b.slice/memory.pressure");
+
+                assert_int_equal(sources_follow_add(&s, "/sys/fs/cgroup/b.slice", true), 0);
+                assert_int_equal(s.n, 1);
+                sources_follow_remove(&s, "/sys/fs/cgroup/b.slice", true);
+                assert_int_equal(s.n, 1);
+
+                /* one not named comes and goes */
+                assert_int_equal(sources_follow_add(&s, "/sys/fs/cgroup/c.slice", true), 0);
+                assert_int_equal(sources_follow_add(&s, "/sys/fs/cgroup/c.slice", true), 0);
+                assert_int_equal(s.n, 2);
+                sources_follow_remove(&s, "/sys/fs/cgroup/c.slice", true);
+                assert_int_equal(s.n, 1);
+                assert_string_equal(s.src[0].path, "/sys/fs/cgroup/b.slice/memory.pressure");
+
+                sources_free(&s);
+                conf_free(&c);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(parse_some_and_full),
@@ -132,6 +179,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(fake_file_gets_no_trigger, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test(real_trigger_arms),
                 cmocka_unit_test_setup_teardown(cgroup_paths, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(one_source_per_file, tu_setup_tmpdir, tu_teardown_tmpdir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
