@@ -7,8 +7,9 @@
  * (policy-holder.c decides). The cap goes through batch.c as a followed
  * cgroup's does: saved before it is written, restored on every exit path.
  * Reads every leaf cgroup's memory.stat (zswap) and memory.pressure (avg10),
- * at most every HOLDER_SCAN_USEC and only while the daemon samples actively
- * (or holds a cap). */
+ * at most every HOLDER_SCAN_USEC and only while the daemon samples actively;
+ * while it holds a cap it samples actively, so that the others' calm is seen
+ * without gaps. */
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -105,6 +105,7 @@ void manager_tick(struct manager *m, uint64_t now) {
                 in.pool = pool_percent(&pool);
                 in.limit_bytes = pool.limit_bytes;
                 holder_tick(m, now, pool.limit_bytes, in.pool);
+                in.holder_capped = m->holder.state.have;
                 batch_sample(&m->batch, &m->kernel, &m->restore, pool.limit_bytes, &in.n_batch, &in.batch);
                 in.stores = m->have_sample && pool.vm.zswpout > m->last_vm.zswpout;
                 m->last_vm = pool.vm;

@@ -11,14 +11,20 @@
  * capped like a batch cgroup; the cap formula then leaves the others their
  * share. It stays batch work until every other cgroup has stalled less than
  * LowPercent for HoldSec, and no pick or release comes sooner than
- * MinDwellSec after the last one: one cgroup at a time, no ping-pong. */
+ * MinDwellSec after the last one: one cgroup at a time, no ping-pong.
+ * Calm is what the readings saw: one after a gap longer than avg10's window
+ * and a sample interval (a daemon woken from idle by a PSI trigger, say, while
+ * avg10 still lags the stall that woke it) starts the count again. */
 policy_holder_action policy_holder_decide(const struct policy_params *p, struct policy_holder_state *s, uint64_t now,
                                           double pool, const struct policy_holder_cg *cg, unsigned n,
                                           unsigned *pick) {
         bool dwelt = !s->changed || now - s->last_change >= p->min_dwell_usec;
+        bool gap = s->seen && now - s->last_seen > POLICY_HOLDER_GAP_USEC + p->sample_usec;
         double others = 0;
         int best = -1;
 
+        s->seen = true;
+        s->last_seen = now;
         if (s->have) {
                 for (unsigned i = 0; i < n; i++)
                         if (!cg[i].picked && cg[i].stall > others)
@@ -27,7 +33,7 @@ policy_holder_action policy_holder_decide(const struct policy_params *p, struct 
                         s->calm = false;
                         return HOLDER_KEEP;
                 }
-                if (!s->calm) {
+                if (!s->calm || gap) {
                         s->calm = true;
                         s->calm_since = now;
                 }

@@ -89,6 +89,10 @@ struct policy_sample {
         /* PSI triggers will wake the daemon: idle, it need only look every
          * idle_check_usec; without them it polls at sample_usec. */
         bool triggers_armed;
+        /* [Batch] LargestHolder= holds a cap until the others are calm, which
+         * only readings without gaps can show (policy-holder.c): the daemon
+         * samples actively meanwhile. */
+        bool holder_capped;
         uint64_t page_size;     /* caps are whole pages; 0 = 4096 */
 };
 
@@ -195,6 +199,10 @@ bool policy_cap_needs_write(bool capped, uint64_t current, uint64_t wanted);
 /* policy-holder.c: [Batch] LargestHolder=, the cgroup that holds most of the
  * pool capped as batch work while another cgroup stalls (see there). */
 #define POLICY_HOLDER_SHARE 50.0 /* percent of the pool limit, at least */
+/* avg10 is an average over the last 10 s: calm readings further apart than
+ * that (and a sample interval, SampleMs=, which may be longer) say nothing
+ * of the time between them. */
+#define POLICY_HOLDER_GAP_USEC (10 * UINT64_C(1000000))
 
 struct policy_holder_cg {
         double share;           /* its zswap, percent of the pool limit */
@@ -206,7 +214,9 @@ struct policy_holder_cg {
 struct policy_holder_state {
         bool have;              /* a cgroup is capped by this rule */
         bool calm;              /* every other cgroup stalls below LowPercent ... */
-        uint64_t calm_since;    /* ... since then */
+        uint64_t calm_since;    /* ... since then, without a gap (POLICY_HOLDER_GAP_USEC) */
+        bool seen;              /* weighed at least once ... */
+        uint64_t last_seen;     /* ... last then */
         bool changed;           /* picked or released at least once ... */
         uint64_t last_change;   /* ... last then */
 };

@@ -122,6 +122,26 @@ static void idle_without_triggers_polls(void **state) {
         assert_int_equal(d.next_usec, p.sample_usec);
 }
 
+/* A cap LargestHolder= holds is lifted on readings without gaps: the daemon
+ * does not go idle while it holds one, and does once it is lifted. */
+static void holder_cap_keeps_sampling(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+        struct policy_sample in = { .now = S(100), .pressure_valid = true, .pool = 5, .triggers_armed = true,
+                                    .holder_capped = true };
+
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        policy_decide(&p, &s, &in, &d);
+        assert_false(d.idle);
+        assert_int_equal(d.next_usec, p.sample_usec);
+        in.now = S(101);
+        in.holder_capped = false;
+        policy_decide(&p, &s, &in, &d);
+        assert_true(d.idle);
+        assert_int_equal(d.next_usec, p.idle_check_usec);
+}
+
 /* Caps are whole pages of the kernel's size (4 K, 16 K, 64 K). */
 static void caps_are_whole_pages(void **state) {
         struct policy_params p = params();
@@ -1292,7 +1312,8 @@ static void holder_never_a_source_or_a_small_one(void **state) {
 }
 
 /* Lifted once every other cgroup has been calm for HoldSec; a stall in
- * between starts the count again; no new pick within MinDwellSec. */
+ * between starts the count again; no new pick within MinDwellSec. The
+ * readings come every 5 s, as the daemon scans while it holds a cap. */
 static void holder_released_after_the_others_are_calm(void **state) {
         struct policy_params p = params();
         struct policy_holder_state s = { 0 };
@@ -1302,21 +1323,42 @@ static void holder_released_after_the_others_are_calm(void **state) {
         assert_int_equal(holder(&p, &s, 0, 95, cg, 2, &pick), HOLDER_PICK);
         cg[1].picked = true;
         cg[0].stall = 1; /* below LowPercent (2) */
-        assert_int_equal(holder(&p, &s, 10, 60, cg, 2, &pick), HOLDER_KEEP);
-        assert_int_equal(holder(&p, &s, 35, 60, cg, 2, &pick), HOLDER_KEEP); /* 25 s of 30 */
+        for (int t = 5; t <= 30; t += 5)
+                assert_int_equal(holder(&p, &s, t, 60, cg, 2, &pick), HOLDER_KEEP); /* 25 s of 30 at 30 */
         cg[0].stall = 2;
-        assert_int_equal(holder(&p, &s, 36, 60, cg, 2, &pick), HOLDER_KEEP);
+        assert_int_equal(holder(&p, &s, 35, 60, cg, 2, &pick), HOLDER_KEEP);
         cg[0].stall = 0;
-        assert_int_equal(holder(&p, &s, 37, 60, cg, 2, &pick), HOLDER_KEEP);
-        assert_int_equal(holder(&p, &s, 66, 60, cg, 2, &pick), HOLDER_KEEP); /* 29 s */
+        for (int t = 40; t <= 65; t += 5)
+                assert_int_equal(holder(&p, &s, t, 60, cg, 2, &pick), HOLDER_KEEP);
+        assert_int_equal(holder(&p, &s, 69, 60, cg, 2, &pick), HOLDER_KEEP); /* 29 s */
         /* the picked one's own stalls are no reason to keep it */
         cg[1].stall = 90;
-        assert_int_equal(holder(&p, &s, 67, 60, cg, 2, &pick), HOLDER_RELEASE);
+        assert_int_equal(holder(&p, &s, 70, 60, cg, 2, &pick), HOLDER_RELEASE);
         assert_false(s.have);
         cg[1].picked = false;
         cg[0].stall = 50;
-        assert_int_equal(holder(&p, &s, 70, 95, cg, 2, &pick), HOLDER_KEEP); /* 3 s after the release */
-        assert_int_equal(holder(&p, &s, 77, 95, cg, 2, &pick), HOLDER_PICK);
+        assert_int_equal(holder(&p, &s, 73, 95, cg, 2, &pick), HOLDER_KEEP); /* 3 s after the release */
+        assert_int_equal(holder(&p, &s, 80, 95, cg, 2, &pick), HOLDER_PICK);
+}
+
+/* Calm is what the readings saw: after a gap longer than avg10's window and
+ * a sample interval (a wake from idle by a PSI trigger, with avg10 still
+ * lagging the stall that woke the daemon) the count starts again; a gap of
+ * exactly that does not. */
+static void holder_calm_needs_readings_without_gaps(void **state) {
+        struct policy_params p = params();
+        struct policy_holder_state s = { 0 };
+        struct policy_holder_cg cg[2] = { { .share = 10, .stall = 5 }, { .share = 85, .stall = 40, .picked = true } };
+        unsigned pick = 99;
+        double window = (double) (POLICY_HOLDER_GAP_USEC + p.sample_usec) / USEC_PER_SEC; /* 11 s */
+
+        assert_int_equal(holder(&p, &s, 0, 95, cg, 2, &pick), HOLDER_PICK);
+        cg[0].stall = 0;
+        assert_int_equal(holder(&p, &s, 5, 60, cg, 2, &pick), HOLDER_KEEP); /* calm from 5 */
+        assert_int_equal(holder(&p, &s, 60, 60, cg, 2, &pick), HOLDER_KEEP); /* 55 s unseen: from 60 */
+        for (double t = 60 + window; t < 90; t += window)
+                assert_int_equal(holder(&p, &s, t, 60, cg, 2, &pick), HOLDER_KEEP);
+        assert_int_equal(holder(&p, &s, 90, 60, cg, 2, &pick), HOLDER_RELEASE); /* 30 s seen */
 }
 
 /* The picked one went: a pick afresh, after MinDwellSec. */
@@ -1385,6 +1427,8 @@ int main(void) {
                 cmocka_unit_test(holder_capped_while_another_stalls),
                 cmocka_unit_test(holder_never_a_source_or_a_small_one),
                 cmocka_unit_test(holder_released_after_the_others_are_calm),
+                cmocka_unit_test(holder_calm_needs_readings_without_gaps),
+                cmocka_unit_test(holder_cap_keeps_sampling),
                 cmocka_unit_test(holder_forgotten_when_gone),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

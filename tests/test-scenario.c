@@ -1504,6 +1504,31 @@ static void largest_holder_capped_while_another_stalls(void **state) {
         assert_string_equal(cap_of(f, job), "max");
 }
 
+/* The others' calm must be seen, not assumed: a reading after a gap (the
+ * daemon woken by a PSI trigger, avg10 not yet caught up with the stall that
+ * woke it) starts the count again instead of lifting the cap. */
+static void largest_holder_not_lifted_after_a_gap(void **state) {
+        struct fake *f = *state;
+        const char *job = "batch.slice/job.scope";
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        holding(f, "system.slice/db.service", 10, 5);
+        holding(f, job, 80, 40);
+        assert_int_equal(start(f, QUICK "[Batch]\nLargestHolder=yes\nIdleCgroups=no\n"), 0);
+        at(f, 6, 20, 100, 95);
+        assert_string_not_equal(cap_of(f, job), "max");
+
+        holding(f, "system.slice/db.service", 10, 0);
+        at(f, 12, 0, 0, 20);
+        assert_false(f->m.sched.idle); /* a cap held: sampling on */
+        at(f, 80, 0, 0, 20); /* 68 s unseen */
+        assert_string_not_equal(cap_of(f, job), "max");
+        assert_false(logged(f, "lifting the cap"));
+        at(f, 86, 0, 0, 20); /* 6 s seen */
+        assert_string_equal(cap_of(f, job), "max");
+        assert_logged(f, "lifting the cap of batch.slice/job.scope (LargestHolder=yes)");
+}
+
 /* The cgroup LargestHolder= capped turns cpu.idle (a CPUWeight=idle unit):
  * from then on it is IdleCgroups= batch work, status says so, and it keeps
  * its cap when the others are calm. */
@@ -1606,6 +1631,7 @@ int main(void) {
                 T(largest_holder_capped_while_another_stalls),
                 T(largest_holder_never_a_pressure_source),
                 T(largest_holder_hands_over_to_idle),
+                T(largest_holder_not_lifted_after_a_gap),
 #undef T
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
