@@ -1504,6 +1504,20 @@ static void largest_holder_capped_while_another_stalls(void **state) {
         assert_string_equal(cap_of(f, job), "max");
 }
 
+/* db.service stalls 5% while batch.slice/job.scope holds 80% of the pool:
+ * the job is capped as the largest holder at the first scan (6 s). With
+ * idle_cgroups, IdleCgroups=yes and the cpu controller (cpu.idle) as well. */
+static void start_with_job_capped(struct fake *f, const char *job, bool idle_cgroups) {
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", idle_cgroups ? "cpu memory\n" : "memory\n");
+        holding(f, "system.slice/db.service", 10, 5);
+        holding(f, job, 80, 40);
+        assert_int_equal(start(f, idle_cgroups ? QUICK "[Batch]\nLargestHolder=yes\nIdleCgroups=yes\n"
+                                               : QUICK "[Batch]\nLargestHolder=yes\nIdleCgroups=no\n"),
+                         0);
+        at(f, 6, 20, 100, 95);
+        assert_string_not_equal(cap_of(f, job), "max");
+}
+
 /* The others' calm must be seen, not assumed: a reading after a gap (the
  * daemon woken by a PSI trigger, avg10 not yet caught up with the stall that
  * woke it) starts the count again instead of lifting the cap. */
@@ -1511,12 +1525,7 @@ static void largest_holder_not_lifted_after_a_gap(void **state) {
         struct fake *f = *state;
         const char *job = "batch.slice/job.scope";
 
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
-        holding(f, "system.slice/db.service", 10, 5);
-        holding(f, job, 80, 40);
-        assert_int_equal(start(f, QUICK "[Batch]\nLargestHolder=yes\nIdleCgroups=no\n"), 0);
-        at(f, 6, 20, 100, 95);
-        assert_string_not_equal(cap_of(f, job), "max");
+        start_with_job_capped(f, job, false);
 
         holding(f, "system.slice/db.service", 10, 0);
         at(f, 12, 0, 0, 20);
@@ -1536,12 +1545,7 @@ static void largest_holder_hands_over_to_idle(void **state) {
         struct fake *f = *state;
         const char *job = "batch.slice/job.scope";
 
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
-        holding(f, "system.slice/db.service", 10, 5);
-        holding(f, job, 80, 40);
-        assert_int_equal(start(f, QUICK "[Batch]\nLargestHolder=yes\nIdleCgroups=yes\n"), 0);
-        at(f, 6, 20, 100, 95);
-        assert_string_not_equal(cap_of(f, job), "max");
+        start_with_job_capped(f, job, true);
         assert_string_equal(batch_by(f, job), "largest-holder");
 
         /* cgroupfs says nothing when cpu.idle changes: the recheck at an
