@@ -63,6 +63,11 @@ bool advice_read_cgroup(const struct kernel *k, const char *dir, bool recent, ui
         return there;
 }
 
+/* A child cgroup: a subdirectory, not a hidden name. */
+static bool is_cgroup_dir(DIR *d, const struct dirent *e) {
+        return e->d_name[0] != '.' && dirent_is_dir(d, e);
+}
+
 /* dir: a cgroup's directory below the root prefix; rel: its name below the
  * mount ("" for the root cgroup, which is never advised). */
 static void scan(const struct kernel *k, const char *dir, const char *rel, unsigned depth, bool recent,
@@ -76,7 +81,7 @@ static void scan(const struct kernel *k, const char *dir, const char *rel, unsig
                 return;
         while ((e = readdir(d)) && depth > 0) {
                 char child[4096], child_rel[4096];
-                if (e->d_name[0] == '.' || !dirent_is_dir(d, e)) /* a child cgroup, not a hidden name */
+                if (!is_cgroup_dir(d, e))
                         continue;
                 leaf = false;
                 if ((size_t) snprintf(child, sizeof(child), "%s/%s", dir, e->d_name) >= sizeof(child) ||
@@ -116,7 +121,7 @@ int advice_pool_charged(const struct kernel *k, uint64_t *bytes) {
         while ((e = readdir(d))) {
                 char child[4096];
                 uint64_t v;
-                if (e->d_name[0] == '.' || !dirent_is_dir(d, e)) /* a child cgroup, not a hidden name */
+                if (!is_cgroup_dir(d, e))
                         continue;
                 if ((size_t) snprintf(child, sizeof(child), CGROUP_ROOT "/%s", e->d_name) >= sizeof(child) ||
                     kernel_cgroup_stat(k, child, "zswap", &v) < 0)
