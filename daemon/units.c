@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,8 +9,31 @@
 #include "units.h"
 #include "util.h"
 
+/* The unit types that hold a cgroup, and the interface of their ControlGroup. */
+static const struct {
+        const char *suffix, *iface;
+} unit_types[] = {
+        { ".service", "org.freedesktop.systemd1.Service" }, { ".scope", "org.freedesktop.systemd1.Scope" },
+        { ".slice", "org.freedesktop.systemd1.Slice" },     { ".socket", "org.freedesktop.systemd1.Socket" },
+        { ".mount", "org.freedesktop.systemd1.Mount" },     { ".swap", "org.freedesktop.systemd1.Swap" },
+};
+
+/* The index in unit_types of the type a name (or pattern) ends in, literally; -1 if none. */
+static int unit_type(const char *name) {
+        size_t n = strlen(name);
+
+        for (size_t i = 0; i < ELEMENTSOF(unit_types); i++) {
+                size_t l = strlen(unit_types[i].suffix);
+                if (n > l && strcmp(name + n - l, unit_types[i].suffix) == 0)
+                        return (int) i;
+        }
+        return -1; /* targets, timers, paths, devices: no cgroup */
+}
+
 const char *unit_pattern_check(const char *pattern) {
+        static char why[UNIT_NAME_MAX + 256];
         size_t n = strlen(pattern);
+        const char *dot;
 
         if (n == 0)
                 return "is empty";
@@ -19,12 +43,35 @@ const char *unit_pattern_check(const char *pattern) {
                 if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
                       strchr(":_.\\@-*?[]!^", *p)))
                         return "has a character systemd does not allow in unit names";
-        return NULL;
+        if (unit_type(pattern) >= 0)
+                return NULL;
+        /* the type is the literal end of the pattern: a glob there could
+         * take any type, slices such as system.slice among them */
+        dot = strrchr(pattern, '.');
+        if (dot && dot[1] && dot > pattern && !strpbrk(dot + 1, "*?[]!^\\"))
+                snprintf(why, sizeof(why),
+                         "names %s units, which have no cgroup; name one of .service, .scope, .slice, .socket, "
+                         ".mount or .swap",
+                         dot);
+        else
+                snprintf(why, sizeof(why),
+                         "names no unit type and could take a slice such as system.slice; name the unit type: "
+                         "%s.service (or .scope, .slice, .socket, .mount, .swap)",
+                         pattern);
+        return why;
+}
+
+bool unit_pattern_match(const char *pattern, const char *unit) {
+        int type = unit_type(pattern);
+
+        /* the literal suffix makes fnmatch keep to the type; said again
+         * here so that no pattern takes another type's unit */
+        return type >= 0 && unit_type(unit) == type && fnmatch(pattern, unit, 0) == 0;
 }
 
 bool unit_patterns_match(const struct conf_list *patterns, const char *unit) {
         for (unsigned i = 0; i < patterns->n; i++)
-                if (fnmatch(patterns->item[i], unit, 0) == 0)
+                if (unit_pattern_match(patterns->item[i], unit))
                         return true;
         return false;
 }
@@ -116,21 +163,9 @@ static void set_cgroup(struct units *u, const char *name, const char *cgroup) {
 }
 
 static const char *unit_interface(const char *name) {
-        static const struct {
-                const char *suffix, *iface;
-        } t[] = {
-                { ".service", "org.freedesktop.systemd1.Service" }, { ".scope", "org.freedesktop.systemd1.Scope" },
-                { ".slice", "org.freedesktop.systemd1.Slice" },     { ".socket", "org.freedesktop.systemd1.Socket" },
-                { ".mount", "org.freedesktop.systemd1.Mount" },     { ".swap", "org.freedesktop.systemd1.Swap" },
-        };
-        size_t n = strlen(name);
+        int type = unit_type(name);
 
-        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
-                size_t l = strlen(t[i].suffix);
-                if (n > l && strcmp(name + n - l, t[i].suffix) == 0)
-                        return t[i].iface;
-        }
-        return NULL; /* targets, timers, paths, devices: no cgroup */
+        return type < 0 ? NULL : unit_types[type].iface;
 }
 
 static int on_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {

@@ -14,11 +14,16 @@
 
 #define UNIT_NAME_MAX 255
 
-/* Is this a unit name or glob systemd could have: 1 to UNIT_NAME_MAX of
- * [A-Za-z0-9:_.\\@-] and the glob characters *?[]!^? NULL if so, else why
- * not, a static text. Pure. */
+/* Is this a unit name or glob systemd could have, of a type that holds a
+ * cgroup: 1 to UNIT_NAME_MAX of [A-Za-z0-9:_.\\@-] and the glob characters
+ * *?[]!^, ending literally in .service, .scope, .slice, .socket, .mount or
+ * .swap (backup@*.service; not batch-*, which could take system.slice)?
+ * NULL if so, else why not: a static text, good until the next call. */
 const char *unit_pattern_check(const char *pattern);
-/* Does the unit's name match one of the patterns (fnmatch(3), as systemd)? Pure. */
+/* Does the unit's name match the pattern (fnmatch(3), as systemd), and is it
+ * of the type the pattern ends in? Pure. */
+bool unit_pattern_match(const char *pattern, const char *unit);
+/* ... one of the patterns? */
 bool unit_patterns_match(const struct conf_list *patterns, const char *unit);
 
 struct units;
