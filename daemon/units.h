@@ -33,14 +33,18 @@ typedef void (*units_add_t)(const char *unit, const char *cgroup, void *userdata
 typedef void (*units_remove_t)(const char *unit, void *userdata);
 
 /* Follow the units matching patterns on bus (taken over: units_free()
- * closes it; NULL: the system bus, opened here; without one the daemon says so once per run and this returns a
- * negative errno-style value: the caller keeps its glob paths). Calls add
- * for every matching unit with a cgroup, found by ListUnitsByPatterns and
- * later through UnitNew and JobRemoved (a unit's ControlGroup is set when
- * its start job runs), and remove for each that goes (UnitRemoved, or its
- * ControlGroup empty after a job). The bus is attached to event. Nothing
- * blocks: every call is asynchronous. bus may be a direct connection
- * (tests): then signals are matched without a sender. */
+ * closes it; NULL: the system bus, opened here; without one the daemon says
+ * so once per run and this returns a negative errno-style value: the caller
+ * keeps its glob paths). Calls add for every matching unit with a cgroup,
+ * found by ListUnitsByPatterns and later through UnitNew and JobRemoved (a
+ * unit's ControlGroup is set when its start job runs), and remove for each
+ * that goes (a UnitRemoved the manager confirms, or its ControlGroup empty
+ * after a job). Signals are believed only from the current owner of
+ * org.freedesktop.systemd1 (GetNameOwner, then NameOwnerChanged from the
+ * bus itself); a new owner is subscribed to and listed again, and the
+ * ControlGroup is always read on the path the unit's name makes. The bus is
+ * attached to event. Nothing blocks: every call is asynchronous. bus may be
+ * a direct connection (tests): then signals are taken from the peer. */
 int units_new(struct units **ret, sd_event *event, sd_bus *bus, const struct conf_list *patterns,
               units_add_t add, units_remove_t remove, void *userdata);
 struct units *units_free(struct units *u);
