@@ -80,6 +80,8 @@ bool unit_patterns_match(const struct conf_list *patterns, const char *unit) {
 }
 
 #define UNITS_MAX 4096 /* units with a cgroup, at most: the match set has its own bound */
+#define RECONNECT_FIRST_USEC USEC_PER_SEC
+#define RECONNECT_MAX_USEC (60 * USEC_PER_SEC)
 
 struct unit_ent {
         char *name, *cgroup;
@@ -89,6 +91,7 @@ struct unit_ent {
 struct units {
         sd_event *event;
         sd_bus *bus;
+        bool own_bus;   /* the system bus, opened here: opened again when it goes */
         bool direct;    /* a direct connection (tests): no bus names, no owner to check */
         char *owner;    /* the unique name that owns org.freedesktop.systemd1; NULL: not known */
         unsigned gen;   /* a new owner or connection: replies to older calls are stale */
@@ -98,7 +101,9 @@ struct units {
         void *userdata;
         struct unit_ent *u;
         unsigned n;
-        bool listed, full_said, forged_said, had_owner;
+        bool listed, full_said, forged_said, had_owner, lost;
+        sd_event_source *retry; /* the next try to reach the bus */
+        uint64_t backoff;
 };
 
 /* A call in flight: which units, which unit, and for which owner. */
@@ -107,6 +112,8 @@ struct call_ctx {
         unsigned gen;
         char name[UNIT_NAME_MAX + 1];
 };
+
+static int connect_bus(struct units *u, sd_bus *bus);
 
 static int find_unit(const struct units *u, const char *name) {
         for (unsigned i = 0; i < u->n; i++)
@@ -463,6 +470,11 @@ static int on_name_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_er
         const sd_bus_error *e;
         const char *owner;
 
+        if (u->lost) {
+                log_notice("Units=: back on the system bus");
+                u->lost = false;
+        }
+        u->backoff = 0;
         if (sd_bus_message_is_method_error(m, NULL)) {
                 e = sd_bus_message_get_error(m);
                 if (sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.NameHasNoOwner"))
@@ -474,6 +486,60 @@ static int on_name_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_er
         }
         if (sd_bus_message_read(m, "s", &owner) >= 0)
                 set_owner(u, owner);
+        return 0;
+}
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata);
+
+static void schedule_retry(struct units *u) {
+        u->backoff = u->backoff ? u->backoff * 2 : RECONNECT_FIRST_USEC;
+        if (u->backoff > RECONNECT_MAX_USEC)
+                u->backoff = RECONNECT_MAX_USEC;
+        u->retry = sd_event_source_disable_unref(u->retry);
+        if (sd_event_add_time_relative(u->event, &u->retry, CLOCK_MONOTONIC, u->backoff, USEC_PER_SEC / 10, on_retry,
+                                       u) < 0) {
+                u->retry = NULL;
+                log_warning("Units=: cannot set a timer to reach the bus again; following no unit changes until "
+                            "a reload");
+        }
+}
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct units *u = userdata;
+        sd_bus *bus = NULL;
+        int r;
+
+        u->retry = sd_event_source_disable_unref(u->retry);
+        u->bus = sd_bus_close_unref(u->bus);
+        r = sd_bus_open_system(&bus);
+        if (r >= 0)
+                r = connect_bus(u, bus);
+        if (r < 0) {
+                log_debug("Units=: cannot reach the system bus yet: %s", err_str(r));
+                schedule_retry(u);
+        }
+        return 0;
+}
+
+/* The connection is gone (the bus daemon stopped or restarted): the units
+ * known stay as they are, none is lifted for it. */
+static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        struct units *u = userdata;
+
+        if (!u->bus || sd_bus_is_open(u->bus) > 0) /* said by no one but sd-bus, of our own connection */
+                return 0;
+        free(u->owner);
+        u->owner = NULL;
+        u->gen++;
+        if (!u->own_bus || !u->event) {
+                log_warning("Units=: the connection to systemd is gone; keeping the %u units known, following no "
+                            "changes until a reload", u->n);
+                return 0;
+        }
+        if (!u->lost)
+                log_warning("Units=: lost the system bus; keeping the %u units known; reconnecting", u->n);
+        u->lost = true;
+        schedule_retry(u);
         return 0;
 }
 
@@ -491,6 +557,10 @@ static int connect_bus(struct units *u, sd_bus *bus) {
         u->bus = bus;
         u->direct = sd_bus_is_bus_client(bus) <= 0;
         if (u->event && !sd_bus_get_event(bus) && (r = sd_bus_attach_event(bus, u->event, 0)) < 0)
+                return r;
+        r = sd_bus_match_signal_async(bus, NULL, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
+                                      "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, NULL, u);
+        if (r < 0)
                 return r;
         if (u->direct) {
                 if ((r = match(u, "UnitNew", on_unit_new)) < 0 || (r = match(u, "UnitRemoved", on_unit_removed)) < 0 ||
@@ -517,6 +587,7 @@ int units_new(struct units **ret, sd_event *event, sd_bus *bus, const struct con
               units_add_t add, units_remove_t remove, void *userdata) {
         static bool no_bus_said;
         struct units *u;
+        bool own = !bus;
         int r;
 
         *ret = NULL;
@@ -536,6 +607,7 @@ int units_new(struct units **ret, sd_event *event, sd_bus *bus, const struct con
                 return -ENOMEM;
         }
         u->event = event ? sd_event_ref(event) : NULL;
+        u->own_bus = own;
         u->add = add;
         u->remove = remove;
         u->userdata = userdata;
@@ -560,6 +632,7 @@ fail:
 struct units *units_free(struct units *u) {
         if (!u)
                 return NULL;
+        u->retry = sd_event_source_disable_unref(u->retry);
         /* ours: the matches and the calls in flight (and their ctx) go with it */
         if (u->bus) {
                 sd_bus_flush_close_unref(u->bus);

@@ -42,7 +42,9 @@ typedef void (*units_remove_t)(const char *unit, void *userdata);
  * after a job). Signals are believed only from the current owner of
  * org.freedesktop.systemd1 (GetNameOwner, then NameOwnerChanged from the
  * bus itself); a new owner is subscribed to and listed again, and the
- * ControlGroup is always read on the path the unit's name makes. The bus is
+ * ControlGroup is always read on the path the unit's name makes. When the
+ * system bus opened here goes away the units known are kept and the bus
+ * is reached again (1 s doubling to 60 s), then listed again. The bus is
  * attached to event. Nothing blocks: every call is asynchronous. bus may be
  * a direct connection (tests): then signals are taken from the peer. */
 int units_new(struct units **ret, sd_event *event, sd_bus *bus, const struct conf_list *patterns,

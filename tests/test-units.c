@@ -4,8 +4,8 @@
  * manager that owns org.freedesktop.systemd1 and answers from a table, and
  * another connection that forges the manager's signals, as any local user
  * can. Only the manager's own signals count, a unit's object path is its
- * name's, and a UnitRemoved is confirmed. No root needed; skipped without
- * dbus-daemon. */
+ * name's, a UnitRemoved is confirmed, and a bus that goes away and comes
+ * back is followed again. No root needed; skipped without dbus-daemon. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -606,6 +606,42 @@ static void test_manager_reexec(void **state) {
         marker(t, "backup@2.service");
 }
 
+/* The bus daemon killed and started again at the same address: said once,
+ * nothing lifted meanwhile, then followed again (what changed meanwhile
+ * too). */
+static void test_bus_restart(void **state) {
+        struct t *t = *state;
+
+        follow(t);
+        stop_bus(t);
+        AWAIT(t, logged(t, "lost the system bus") == 1);
+        assert_non_null(strstr(t->log[t->n_log - 1], "keeping the 1 units known; reconnecting"));
+        assert_int_equal(t->removes, 0);
+        assert_int_equal(units_count(t->u), 1);
+
+        /* meanwhile backup@1 ended and backup@5 started */
+        t->fm = sd_bus_flush_close_unref(t->fm);
+        t->forger = sd_bus_flush_close_unref(t->forger);
+        drop_unit(t, "backup@1.service");
+        set_unit(t, "backup@5.service", "/system.slice/backup@5.service");
+        start_bus(t);
+        start_manager(t);
+        t->forger = connect_to(t);
+        AWAIT(t, taken(t, "backup@5.service") != NULL && t->removes == 1);
+        assert_null(taken(t, "backup@1.service"));
+        assert_int_equal(t->subscribed, 2);
+
+        /* and the new manager's signals count, a forger's still not */
+        marker(t, "backup@2.service");
+        forge(t, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "UnitRemoved", "so",
+              "backup@5.service", UNIT_PATH "/backup_405_2eservice");
+        marker(t, "backup@6.service");
+        assert_non_null(taken(t, "backup@5.service"));
+        assert_int_equal(logged(t, "lost the system bus"), 1);
+        assert_int_equal(logged(t, "back on the system bus"), 1);
+        assert_int_equal(units_count(t->u), 3);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_patterns_name_a_type),
@@ -616,6 +652,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_object_path_from_name, bus_setup, bus_teardown),
                 cmocka_unit_test_setup_teardown(test_unit_removed_confirmed, bus_setup, bus_teardown),
                 cmocka_unit_test_setup_teardown(test_manager_reexec, bus_setup, bus_teardown),
+                cmocka_unit_test_setup_teardown(test_bus_restart, bus_setup, bus_teardown),
         };
 
         /* the daemon's SIGPIPE is ignored; a bus gone mid-write here too */
