@@ -575,7 +575,8 @@ static int connect_bus(struct units *u, sd_bus *bus) {
                                    "type='signal',sender='" BUS_DRIVER "',path='/org/freedesktop/DBus',"
                                    "interface='" BUS_DRIVER "',member='NameOwnerChanged',arg0='" SYSTEMD "'",
                                    on_owner_changed, NULL, u);
-        if (r >= 0 && (r = match(u, "UnitNew", on_unit_new)) >= 0 && (r = match(u, "UnitRemoved", on_unit_removed)) >= 0)
+        if (r >= 0 && (r = match(u, "UnitNew", on_unit_new)) >= 0 &&
+            (r = match(u, "UnitRemoved", on_unit_removed)) >= 0)
                 r = match(u, "JobRemoved", on_job_removed);
         if (r >= 0)
                 r = sd_bus_call_method_async(bus, NULL, BUS_DRIVER, "/org/freedesktop/DBus", BUS_DRIVER,

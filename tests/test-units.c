@@ -355,7 +355,8 @@ static void manager_signal(struct t *t, const char *member, const char *name, co
         assert_true(sd_bus_path_encode(UNIT_PATH, name, &p) >= 0);
         if (strcmp(member, "JobRemoved") == 0)
                 assert_true(sd_bus_emit_signal(t->fm, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
-                                               member, "uoss", 7, "/org/freedesktop/systemd1/job/7", name, "done") >= 0);
+                                               member, "uoss", 7, "/org/freedesktop/systemd1/job/7", name,
+                                               "done") >= 0);
         else
                 assert_true(sd_bus_emit_signal(t->fm, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
                                                member, "so", name, path ? path : p) >= 0);
