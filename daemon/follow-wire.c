@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -202,7 +201,7 @@ static void snapshot_one(const struct follow *f, const char *role, const struct 
                 unsigned n = 0;
                 for (unsigned j = 0; j < follow_count(f); j++) {
                         const struct follow_match *mt = follow_get(f, j);
-                        n += mt->unit && fnmatch(units->item[i], mt->unit, 0) == 0;
+                        n += mt->unit && unit_pattern_match(units->item[i], mt->unit);
                 }
                 snprintf(text, sizeof(text), "unit:%s", units->item[i]);
                 add_pattern(s, role, text, n);

@@ -763,10 +763,29 @@ static int fm_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) 
         return sd_bus_reply_method_return(m, NULL);
 }
 
+/* GetUnit: a loaded unit's path; NoSuchUnit once it is unloaded. */
+static int fm_get_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct fake_manager *fm = userdata;
+        const char *name;
+        char *path = NULL;
+        int r;
+
+        assert_true(sd_bus_message_read(m, "s", &name) >= 0);
+        for (unsigned i = 0; i < fm->n; i++)
+                if (strcmp(fm->units[i].name, name) == 0) {
+                        assert_true(sd_bus_path_encode("/org/freedesktop/systemd1/unit", name, &path) >= 0);
+                        r = sd_bus_reply_method_return(m, "o", path);
+                        free(path);
+                        return r;
+                }
+        return sd_bus_reply_method_errorf(m, "org.freedesktop.systemd1.NoSuchUnit", "Unit %s not loaded.", name);
+}
+
 static const sd_bus_vtable fm_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD("ListUnitsByPatterns", "asas", "a(ssssssouso)", fm_list, 0),
         SD_BUS_METHOD("Subscribe", "", "", fm_subscribe, 0),
+        SD_BUS_METHOD("GetUnit", "s", "o", fm_get_unit, 0),
         SD_BUS_VTABLE_END,
 };
 
@@ -895,6 +914,7 @@ static void test_units_bus(void **state) {
         assert_true(run_until(r, &ur.removes, 1, USEC_PER_SEC) < USEC_PER_SEC);
         assert_int_equal(fm.gets, gets + 1);
         assert_null(follow_find(r->f, "/sys/fs/cgroup/system.slice/backup@1.service"));
+        fm.n--; /* unloaded: the manager says so when asked */
         fm_signal(&fm, "UnitRemoved", "build-1234.scope");
         assert_true(run_until(r, &ur.removes, 2, USEC_PER_SEC) < USEC_PER_SEC);
         assert_int_equal(follow_count(r->f), 0);
