@@ -102,4 +102,17 @@ stop; rc=$?
 check "SIGTERM: exit 0 (was $rc)" test $rc -eq 0
 check "... the knob and the cap as they were" test "$(knob)" = Y -a "$(cap)" = max
 
+# ---- the status file comes back with the room ------------------------------
+# a dry run: nothing it says changes, yet the status file it could not write
+# is written once the limit is raised (from outside, by prlimit)
+start 16 "$W/f.conf" "$W/s3" "$W/log3" --dry-run --log-level=debug
+wait_for_line "$W/log3" "Cannot write $W/s3/status: File too large"
+check "a dry run goes on sampling" samples "$W/log3" 5
+check "... without its status file" test ! -e "$W/s3/status"
+prlimit --pid "$PID" --fsize=unlimited
+check "with the limit raised, it is written at a later sample" wait_for_line "$W/log3" "Wrote $W/s3/status again"
+check "... and says what the daemon does" grep -q '^DRY_RUN=1$' "$W/s3/status"
+stop; rc=$?
+check "SIGTERM: exit 0 (was $rc)" test $rc -eq 0
+
 finish
