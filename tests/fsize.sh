@@ -33,7 +33,7 @@ printf '[Metrics]\nTextfileDirectory=%s\n' "$W/prom" | cat "$W/f.conf" - > "$W/m
 
 # limit BYTES: this (sub)shell's RLIMIT_FSIZE
 limit() {
-	if (($1 % 1024 == 0)); then ulimit -f $(($1 / 1024)); else prlimit --pid "$BASHPID" --fsize="$1:unlimited"; fi
+	if (($1 % 1024 == 0)); then ulimit -f $(($1 / 1024)); else prlimit --pid "$BASHPID" --fsize="$1:"; fi
 }
 # start BYTES CONF STATE LOG ARGS...: the daemon with files limited to BYTES; $PID
 start() {
@@ -104,12 +104,13 @@ check "... the knob and the cap as they were" test "$(knob)" = Y -a "$(cap)" = m
 
 # ---- the status file comes back with the room ------------------------------
 # a dry run: nothing it says changes, yet the status file it could not write
-# is written once the limit is raised (from outside, by prlimit)
+# is written once the limit is raised (from outside, by prlimit: the soft
+# limit up to the hard one, which the 16 bytes left as it was)
 start 16 "$W/f.conf" "$W/s3" "$W/log3" --dry-run --log-level=debug
 wait_for_line "$W/log3" "Cannot write $W/s3/status: File too large"
 check "a dry run goes on sampling" samples "$W/log3" 5
 check "... without its status file" test ! -e "$W/s3/status"
-prlimit --pid "$PID" --fsize=unlimited
+prlimit --pid "$PID" --fsize="$(prlimit --pid "$PID" --fsize --output HARD --noheadings | tr -d ' '):"
 check "with the limit raised, it is written at a later sample" wait_for_line "$W/log3" "Wrote $W/s3/status again"
 check "... and says what the daemon does" grep -q '^DRY_RUN=1$' "$W/s3/status"
 stop; rc=$?
