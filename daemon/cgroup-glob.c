@@ -156,7 +156,9 @@ bool cglob_match_parent(const struct cglob *g, const char *rel) {
 }
 
 const char *cglob_forbidden(const struct cglob *g, const char *own) {
-        if (g->n == 0 || (g->absolute && g->n == 1 && strcmp(g->comp[0], "unified") == 0))
+        /* below /sys/fs/cgroup, "unified" is the root of a hybrid system,
+         * taken by a glob ("unified*", "u?ified") as much as by its name */
+        if (g->n == 0 || (g->absolute && cglob_match(g, "unified")))
                 return "takes the root cgroup";
         if (cglob_match(g, "init.scope") || (g->absolute && cglob_match(g, "unified/init.scope")))
                 return "takes init.scope (PID 1)";

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,20 @@ static int run_command(struct manager *m, int argc, char *argv[]) {
         return EXIT_USAGE;
 }
 
+/* For the daemon and --restore, before their first write: a write past the
+ * file size limit (ulimit -f, the unit's LimitFSIZE=) then fails with EFBIG,
+ * which each write path handles (the recording stops after its last whole
+ * line, a save file that cannot be written changes nothing, the status and
+ * metrics files are said once), instead of SIGXFSZ killing the daemon with
+ * the knob and the caps as it set them. The commands and --check-config keep
+ * the default: their output is the user's, and the signal says that it was
+ * cut short. (sigaction() cannot fail here: a valid signal, not SIGKILL.) */
+static void ignore_sigxfsz(void) {
+        struct sigaction sa = { .sa_handler = SIG_IGN };
+
+        (void) sigaction(SIGXFSZ, &sa, NULL);
+}
+
 /* Was --json given, even if the command line is wrong otherwise? */
 static bool json_asked(int argc, char *argv[]) {
         for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -222,6 +237,7 @@ int main(int argc, char *argv[]) {
                         log_notice("--restore: %s; not looking for a metrics file left behind", err);
                         m.conf.metrics_dir[0] = '\0';
                 }
+                ignore_sigxfsz();
                 r = restore_run(&m.kernel, m.state_dir, m.conf.metrics_dir);
                 if (r == -EBUSY)
                         log_error("--restore: stop it instead; it restores everything on exit");
@@ -243,6 +259,7 @@ int main(int argc, char *argv[]) {
                 return EXIT_SUCCESS;
         }
 
+        ignore_sigxfsz();
         r = manager_run(&m);
         manager_free(&m);
         return r;

@@ -217,8 +217,12 @@ void publish(struct manager *m, const struct policy_decision *d, const struct po
         free(m->published);
         m->published = key;
         text = format(s, true, false);
-        if (text)
-                (void) restore_write_status(&m->restore, text);
+        /* a file not written (EFBIG, ENOSPC: said once) is tried again at
+         * the next sample, changed or not */
+        if (!text || restore_write_status(&m->restore, text) < 0) {
+                free(m->published);
+                m->published = NULL;
+        }
         free(text);
 
         /* at most every METRICS_MIN_INTERVAL while active; while idle the

@@ -46,7 +46,8 @@ static void emit(struct recorder *r, const char *line, size_t n) {
                                         log_error("--record=%s: cannot cut off a partial line: %s", r->path,
                                                   err_str(-errno));
                         }
-                        log_error("--record=%s: %s; recording stopped", r->path, err_str(-err));
+                        log_error("--record=%s: %s; recording stopped%s", r->path, err_str(-err),
+                                  err_write_hint(-err));
                         stop(r);
                         return;
                 }

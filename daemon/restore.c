@@ -176,7 +176,7 @@ static int persist(struct restore *r) {
 static void said_saving(struct restore *r, int ret) {
         if (ret < 0 && !r->save_failed)
                 log_error("Cannot save original values in %s/" SAVEFILE_NAME ": %s; changing nothing (monitoring "
-                          "only) until they can be saved", r->dir, err_str(ret));
+                          "only) until they can be saved%s", r->dir, err_str(ret), err_write_hint(ret));
         else if (ret >= 0 && r->save_failed)
                 log_notice("Saved the original values in %s/" SAVEFILE_NAME " again; steering resumes", r->dir);
         r->save_failed = ret < 0;
@@ -440,7 +440,7 @@ static int publish_at(int dir_fd, const char *dir, const char *name, const char 
         int r = dir_fd < 0 ? -EBADF : write_file_atomic_at(dir_fd, name, text, 0644, false);
 
         if (r < 0 && !*failed)
-                log_warning("Cannot write %s/%s: %s", dir, name, err_str(r));
+                log_warning("Cannot write %s/%s: %s%s", dir, name, err_str(r), err_write_hint(r));
         else if (r >= 0 && *failed)
                 log_info("Wrote %s/%s again", dir, name);
         *failed = r < 0;

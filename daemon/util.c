@@ -144,6 +144,10 @@ const char *err_str(int r) {
         }
 }
 
+const char *err_write_hint(int r) {
+        return r == -EFBIG || r == EFBIG ? " (the file size limit: ulimit -f, LimitFSIZE=)" : "";
+}
+
 /* "<name>.XXXXXX", X from [A-Za-z0-9]: what remove_atomic_temporaries_at() looks for */
 static int temporary_name(const char *name, char *buf, size_t size) {
         static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";

@@ -23,6 +23,10 @@ void freep(void *p);  /* free(*(void **) p) */
 /* -errno (or errno) -> message. Besides strerror(): ENOTREGULAR "not a
  * regular file", EBADMSG "unexpected contents" (a kernel file we cannot parse). */
 const char *err_str(int r);
+/* What a write's error message adds after the error: for EFBIG, that the
+ * file size limit was reached (a status file of a few hundred bytes is not
+ * "too large" otherwise); "" for the rest. */
+const char *err_write_hint(int r);
 
 /* Read a whole (small) regular file into buf, NUL-terminated; anything but a
  * regular file is -ENOTREGULAR (or -EISDIR). Returns bytes read or -errno. */

@@ -188,6 +188,9 @@ static void test_glob_forbidden(void **state) {
         expect_forbidden("/sys/fs/cgroup", own, "root cgroup");
         expect_forbidden("/sys/fs/cgroup/", own, "root cgroup");
         expect_forbidden("/sys/fs/cgroup/unified", own, "root cgroup");
+        expect_forbidden("/sys/fs/cgroup/unified*", own, "root cgroup"); /* found by fuzz-glob */
+        expect_forbidden("/sys/fs/cgroup/u?ified/", own, "root cgroup");
+        expect_forbidden("unified*", own, NULL); /* below the v2 mount: a cgroup like any */
         expect_forbidden("*", own, "init.scope");
         expect_forbidden("init.scope", own, "init.scope");
         expect_forbidden("init.*", own, "init.scope");
