@@ -123,5 +123,12 @@ void snapshot_json_not_running(status_error e, const char *message, FILE *f);
 unsigned snapshot_utf8_len(const unsigned char *p);
 void snapshot_json_string(FILE *f, const char *s);
 const char *snapshot_held_to_string(policy_held h); /* "none", "min-dwell", "max-per-minute" */
+/* A name read from the system for a terminal: each byte below 0x20 and 0x7f
+ * as \xNN: an ESC would reach the terminal; so are C1 controls (U+0080 to
+ * U+009F) and bytes that are not valid UTF-8. Backslashes stay as they are
+ * (systemd's unit names have "\x2d"). Cut with "..." when buf is too small
+ * (SNAPSHOT_ESCAPED(strlen(s)) always fits). Returns buf. */
+const char *snapshot_escape(const char *s, char *buf, size_t size);
+#define SNAPSHOT_ESCAPED(n) (4 * (n) + 1)
 /* For a human: what "zswap-tuned status" prints. now: CLOCK_REALTIME usec. */
 void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f);

@@ -18,8 +18,10 @@
 static int not_running(status_error e, const char *why, bool json) {
         if (json)
                 snapshot_json_not_running(e, why, stdout);
-        else if (e != STATUS_ERROR_PERMISSION)
-                printf("zswap-tuned: not running (%s)\n", why);
+        else if (e != STATUS_ERROR_PERMISSION) {
+                char esc[SNAPSHOT_ESCAPED(1200)];
+                printf("zswap-tuned: not running (%s)\n", snapshot_escape(why, esc, sizeof(esc)));
+        }
         (void) fflush(stdout);
         return e == STATUS_ERROR_PERMISSION ? STATUS_NO_PERMISSION : STATUS_NOT_RUNNING;
 }
