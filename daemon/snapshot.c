@@ -7,8 +7,9 @@
 #include "snapshot.h"
 #include "util.h"
 
-static const char *const warning_names[] = { "cgroup-v1", "no-swap", "zswap-disabled", "psi-window-rounded",
-                                             "pool-unreadable", "save-failed" };
+static const char *const warning_names[] = { "cgroup-v1",       "no-swap",      "zswap-disabled",
+                                             "psi-window-rounded", "pool-unreadable", "save-failed",
+                                             "knob-missing",    "metrics-dir" };
 static const char *const warning_text[] = {
         "memory controller on cgroup v1: the shrinker writes nothing back, flips have no effect",
         "no swap active: zswap stores nothing",
@@ -16,7 +17,25 @@ static const char *const warning_text[] = {
         "PSI trigger windows rounded up to 2 s (no CAP_SYS_RESOURCE)",
         "the zswap pool cannot be read",
         "the original values cannot be saved: monitoring only, nothing is changed until they can be",
+        "the kernel has neither shrinker_enabled nor shrink_enabled: the knob is not steered",
+        "[Metrics] TextfileDirectory= is refused (see the journal or --check-config): no metrics are written",
 };
+
+const char *snapshot_warning_name(unsigned bit) {
+        return bit < ELEMENTSOF(warning_names) ? warning_names[bit] : NULL;
+}
+
+const char *snapshot_warning_text(unsigned bit) {
+        return bit < ELEMENTSOF(warning_text) ? warning_text[bit] : NULL;
+}
+
+void snapshot_json_warnings(unsigned warnings, FILE *f) {
+        fputc('[', f);
+        for (unsigned i = 0, n = 0; i < ELEMENTSOF(warning_names); i++)
+                if (warnings & (1u << i))
+                        fprintf(f, "%s\"%s\"", n++ ? "," : "", warning_names[i]);
+        fputc(']', f);
+}
 
 static const char *const held_names[] = { "none", "min-dwell", "max-per-minute" };
 static const char *const held_text[] = { "", "less than Flips.MinDwellSec since the last flip",
@@ -308,11 +327,15 @@ static void json_time(FILE *f, uint64_t usec) {
                         (unsigned long long) (usec % USEC_PER_SEC));
 }
 
-void snapshot_json_open(const struct snapshot *s, FILE *f) {
+void snapshot_json_open(const struct snapshot *s, uint64_t now, FILE *f) {
         fprintf(f, "{\"schema\":%d,\"running\":true,\"version\":", SNAPSHOT_JSON_SCHEMA);
         json_string_or_null(f, s->version);
+        /* an age: the reader needs no clock of its own to tell a stale status */
         fprintf(f, ",\"pid\":%d,\"updated_seconds\":", s->pid);
-        json_time(f, s->updated);
+        if (s->updated == 0)
+                fputs("null", f);
+        else
+                json_time(f, now > s->updated ? now - s->updated : 1); /* 1 usec: never null */
         fputs(",\"config_files\":[", f);
         for (unsigned i = 0; i < s->n_config && i < SNAPSHOT_MAX_CONFIG; i++) {
                 fputs(i ? "," : "", f);
@@ -385,24 +408,25 @@ void snapshot_json_open(const struct snapshot *s, FILE *f) {
         else
                 fprintf(f, "{\"reason\":\"%s\",\"mode\":\"%s\"}", snapshot_held_to_string(s->held),
                         policy_mode_to_string(s->held_mode));
-        fprintf(f, ",\"flips_held_total\":{\"min-dwell\":%llu,\"max-per-minute\":%llu},\"warnings\":[",
+        fprintf(f, ",\"flips_held_total\":{\"min-dwell\":%llu,\"max-per-minute\":%llu},\"warnings\":",
                 (unsigned long long) s->held_total[HELD_DWELL], (unsigned long long) s->held_total[HELD_CAP]);
-        for (unsigned i = 0, n = 0; i < ELEMENTSOF(warning_names); i++)
-                if (s->warnings & (1u << i))
-                        fprintf(f, "%s\"%s\"", n++ ? "," : "", warning_names[i]);
-        fputs("]", f);
+        snapshot_json_warnings(s->warnings, f);
 }
 
-void snapshot_json(const struct snapshot *s, FILE *f) {
-        snapshot_json_open(s, f);
+void snapshot_json(const struct snapshot *s, uint64_t now, FILE *f) {
+        snapshot_json_open(s, now, f);
         fputs("}\n", f);
 }
 
-void snapshot_json_not_running(status_error e, const char *message, FILE *f) {
+void snapshot_json_not_running_open(status_error e, const char *message, FILE *f) {
         fprintf(f, "{\"schema\":%d,\"running\":%s,\"error\":\"%s\",\"message\":", SNAPSHOT_JSON_SCHEMA,
                 e == STATUS_ERROR_PERMISSION || e == STATUS_ERROR_USAGE ? "null" : "false",
                 status_error_to_string(e));
         snapshot_json_string(f, message);
+}
+
+void snapshot_json_not_running(status_error e, const char *message, FILE *f) {
+        snapshot_json_not_running_open(e, message, f);
         fputs("}\n", f);
 }
 
