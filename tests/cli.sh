@@ -222,20 +222,18 @@ assert d['pool']['limit_bytes'] == 204800000 and d['sources'][0]['path'] == '/pr
 assert d['pool']['incompressible_pages'] == 25 and d['batch'][0]['incompressible_bytes'] == 131072, d
 assert d['pool']['uncharged_bytes'] == d['pool']['bytes'] - 409600 - 40960, d"
 # promtool (Debian package prometheus; CI installs it) parses and lints the
-# textfile as Prometheus does; tests/tools/promcheck.py, a minimal parser,
-# only where it is not installed (and never under CI=true).
+# textfile as Prometheus does; without it the case skips (fails under CI=true).
 promcheck() {
 	local out rc
-	if command -v promtool >/dev/null; then
-		out=$(promtool check metrics <"$1" 2>&1); rc=$?
-		[ -z "$out" ] || sed 's/^/# promtool: /' <<<"$out"
-		return "$rc"
-	fi
-	[ "${CI:-}" != true ] || { echo "# promtool is not installed, and CI=true"; return 1; }
-	echo "# promtool is not installed (apt-get install prometheus): tests/tools/promcheck.py instead"
-	python3 "$abs_top_srcdir/tests/tools/promcheck.py" "$1"
+	out=$(promtool check metrics <"$1" 2>&1); rc=$?
+	[ -z "$out" ] || sed 's/^/# promtool: /' <<<"$out"
+	return "$rc"
 }
-check "the metrics textfile is valid exposition format (promtool check metrics)" promcheck "$W/prom/zswap_tuned.prom"
+if command -v promtool >/dev/null || [ "${CI:-}" = true ]; then
+	check "the metrics textfile is valid exposition format (promtool check metrics)" promcheck "$W/prom/zswap_tuned.prom"
+else
+	T_N=$((T_N + 1)); echo "ok $T_N - the metrics textfile is valid exposition format # SKIP promtool is not installed (apt-get install prometheus)"
+fi
 check "... and has the knob off and one pressure flip" bash -c \
 	"grep -qx 'zswap_tuned_knob_enabled{knob=\"shrinker_enabled\"} 0' '$W/prom/zswap_tuned.prom' &&
 	grep -qx 'zswap_tuned_flips_total{reason=\"pressure\"} 1' '$W/prom/zswap_tuned.prom'"

@@ -63,9 +63,15 @@ check "the cap: bytes without a reason label, the reason a series of its own, th
 	grep -qE '^zswap_tuned_batch_cap_bytes\{cgroup=\"batch.slice\"\} [0-9]+\$' '$M' &&
 	grep -qx 'zswap_tuned_batch_cap_reason{cgroup=\"batch.slice\",reason=\"max-percent\"} 1' '$M' &&
 	grep -qx 'zswap_tuned_batch_zswap_bytes{cgroup=\"batch.slice\"} 409600' '$M'"
+# what promtool does not check: no series twice in the file
+no_series_twice() { [ -z "$(grep -v '^#' "$M" | awk '{ print $1 }' | sort | uniq -d)" ]; }
+check "no series twice in the file" no_series_twice
 check "build_info names the version" grep -qE '^zswap_tuned_build_info\{version="[0-9][^"]*"\} 1$' "$M"
 kill -TERM "$PID"; wait "$PID"; PID=
 check "on exit the textfile stays: zswap_tuned_up 0" test "$(metric zswap_tuned_up)" = 0
 check "... with no figure of the daemon that is gone" bash -c "! grep -q '^zswap_tuned_pool_bytes' '$M'"
+if command -v promtool >/dev/null; then
+	check "... and valid exposition format (promtool check metrics)" bash -c "promtool check metrics <'$M'"
+fi
 
 finish
