@@ -180,7 +180,7 @@ static void print_list(FILE *f, const char *what, const char (*list)[CONF_CGROUP
 }
 
 static void host_print(const struct host *h, FILE *f) {
-        char a[32], b[32];
+        char a[32], b[32], e[SNAPSHOT_ESCAPED(64)];
 
         if (!h->zswap)
                 fputs("     Zswap: not in this kernel (no " ZSWAP_PARAMS ": CONFIG_ZSWAP is off)\n", f);
@@ -194,9 +194,9 @@ static void host_print(const struct host *h, FILE *f) {
         if (h->zswap) {
                 fputs("           ", f);
                 if (h->compressor[0])
-                        fprintf(f, " compressor %s,", h->compressor);
+                        fprintf(f, " compressor %s,", snapshot_escape(h->compressor, e, sizeof(e)));
                 if (h->zpool[0]) /* gone in Linux 6.15: zsmalloc only */
-                        fprintf(f, " zpool %s,", h->zpool);
+                        fprintf(f, " zpool %s,", snapshot_escape(h->zpool, e, sizeof(e)));
                 if (h->have_pool)
                         fprintf(f, " max_pool_percent %u\n", h->pool.max_pool_percent);
                 else

@@ -142,6 +142,17 @@ if [ "$(id -u)" = 0 ]; then
 	check "... and one not owned by root (exit $rc)" bash -c "test $rc -eq 78 &&
 		grep -qF '$W/prom3.conf:2: TextfileDirectory=$W/prom-user: owned by uid 65534, not root' '$W/prom3.err'"
 fi
+# ... and by a running daemon's status
+"$ZT" --root "$R" --state-dir "$W/run" -c "$W/prom.conf" 2>"$W/prom.log" & PID=$!
+wait_for_line "$W/prom.log" 'Started \(pid'
+"$ZT" --root "$R" --state-dir "$W/run" status >"$W/prom-running.txt"; rc=$?
+check "... and a running daemon's status shows it as a warning (exit $rc)" bash -c "test $rc -eq 0 &&
+	grep -qx '   Warning: \[Metrics\] TextfileDirectory= is refused (see the journal or --check-config): no metrics are written' '$W/prom-running.txt'"
+"$ZT" --root "$R" --state-dir "$W/run" status --json >"$W/prom-running.json"
+check "... and in --json: metrics-dir" python3 -c "
+import json; d = json.load(open('$W/prom-running.json'))
+assert d['running'] is True and 'metrics-dir' in d['warnings'], d"
+kill -TERM "$PID"; wait "$PID"; PID=
 mkdir -m 0755 "$W/prom-ok"
 printf '[Metrics]\nTextfileDirectory=%s\n' "$W/prom-ok" > "$W/prom4.conf"
 "$ZT" --root "$R" --state-dir "$W/run" -c "$W/prom4.conf" --check-config >/dev/null 2>&1; rc=$?
