@@ -413,11 +413,31 @@ static int on_metrics_timer(sd_event_source *src, uint64_t usec, void *userdata)
         return 0;
 }
 
+/* Once at start and reload: the kernel's counters it does not tell (an
+ * older kernel, no debugfs or not root), whose series are left out. */
+static void say_absent_counters(const struct kernel *k) {
+        static struct snapshot s;
+        char absent[512] = "";
+        size_t n = 0;
+
+        read_counters(k, &s);
+        for (size_t i = 0; i < SNAPSHOT_COUNTERS && n < sizeof(absent); i++)
+                if (s.counters[i] < 0)
+                        n += (size_t) snprintf(absent + n, sizeof(absent) - n, "%s%s", n ? ", " : "",
+                                               counters[i].vmstat ?: counters[i].debugfs);
+        if (absent[0])
+                log_info("Metrics: the kernel does not tell %s (/proc/vmstat, " ZSWAP_DEBUGFS
+                         "); their series are left out",
+                         absent);
+}
+
 void publish_start(struct manager *m) {
         uint64_t iv = m->conf.metrics_interval_sec * USEC_PER_SEC;
         int r;
 
         m->metrics_timer = sd_event_source_disable_unref(m->metrics_timer);
+        if (restore_has_metrics(&m->restore))
+                say_absent_counters(&m->kernel);
         /* no textfile, no wake-ups */
         if (!m->event || !restore_has_metrics(&m->restore) || iv == 0)
                 return;

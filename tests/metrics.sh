@@ -59,6 +59,7 @@ check "the kernel's counters: stored and written back (vmstat), rejects and limi
 	grep -qx 'zswap_tuned_pool_limit_hit_total 3' '$M'"
 check "... and none the kernel does not tell (zswpin, reject_alloc_fail)" bash -c "
 	! grep -q '^zswap_tuned_loaded_pages_total' '$M' && ! grep -q 'alloc_fail' '$M'"
+check "... which the journal names once at start" grep -q 'Metrics: the kernel does not tell zswpin, reject_compress_fail, reject_alloc_fail, reject_kmemcache_fail, reject_reclaim_fail (' "$W/log"
 check "the cap: bytes without a reason label, the reason a series of its own, the cgroup below the root" bash -c "
 	grep -qE '^zswap_tuned_batch_cap_bytes\{cgroup=\"batch.slice\"\} [0-9]+\$' '$M' &&
 	grep -qx 'zswap_tuned_batch_cap_reason{cgroup=\"batch.slice\",reason=\"max-percent\"} 1' '$M' &&
