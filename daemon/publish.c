@@ -33,7 +33,7 @@ static const struct {
 };
 
 static void read_counters(const struct kernel *k, struct snapshot *s) {
-        char vmstat[16384], buf[64], path[128];
+        char vmstat[32768], buf[64], path[128];
         bool have_vmstat = kernel_read(k, "/proc/vmstat", vmstat, sizeof(vmstat)) > 0;
 
         for (size_t i = 0; i < SNAPSHOT_COUNTERS; i++) {
@@ -144,7 +144,7 @@ static const char *below_root(const char *path) {
         for (size_t i = 0; i < ELEMENTSOF(roots); i++)
                 if (strncmp(path, roots[i], strlen(roots[i])) == 0 && path[strlen(roots[i])])
                         return path + strlen(roots[i]);
-        return path[0] == '/' && path[1] && strncmp(path, "/proc/", 6) != 0 ? path + 1 : path;
+        return path; /* "/proc/pressure/memory", or already below the root */
 }
 
 /* Prometheus label values: backslash, double quote and newline escaped, and
