@@ -155,16 +155,17 @@ static double share(const struct advice *a, const struct advice_cg *c) {
 }
 
 void advice_print(const struct advice *a, FILE *f) {
-        char b[32], config[8192];
+        char b[32], config[8192], e[SNAPSHOT_ESCAPED(CONF_CGROUP_NAME_MAX)];
 
         fprintf(f, "    Advice: no batch cgroups are named; from the kernel's figures now (%u leaf cgroups):\n",
                 a->scanned);
         for (unsigned i = 0; i < a->n_holders; i++)
-                fprintf(f, "            holds the pool: %s, %s (%.0f%% of the limit)\n", a->holders[i].cgroup,
+                fprintf(f, "            holds the pool: %s, %s (%.0f%% of the limit)\n",
+                        snapshot_escape(a->holders[i].cgroup, e, sizeof(e)),
                         format_bytes(b, sizeof(b), a->holders[i].zswap), share(a, &a->holders[i]));
         for (unsigned i = 0; i < a->n_stalling; i++)
                 fprintf(f, "            stalls on memory: %s, %.1f%% of the time over 5 min\n",
-                        a->stalling[i].cgroup, a->stalling[i].stall);
+                        snapshot_escape(a->stalling[i].cgroup, e, sizeof(e)), a->stalling[i].stall);
         advice_config(a, config, sizeof(config));
         if (!config[0]) {
                 fprintf(f, "            nothing to protect: %s\n",
@@ -174,9 +175,13 @@ void advice_print(const struct advice *a, FILE *f) {
         fputs("            to keep the pool for the latter, in a drop-in\n"
               "            (/etc/zswap-tuned.conf.d/50-batch.conf):\n", f);
         for (char *l = config, *next; *l; l = next) {
+                char line[SNAPSHOT_ESCAPED(sizeof(config))];
                 next = strchr(l, '\n');
-                fprintf(f, "              %.*s\n", (int) (next - l), l);
-                next++;
+                if (next)
+                        *next++ = '\0';
+                else
+                        next = l + strlen(l);
+                fprintf(f, "              %s\n", snapshot_escape(l, line, sizeof(line)));
         }
 }
 

@@ -437,6 +437,10 @@ static int load(struct conf *out, const char *path, const char *text, char *err,
                 check_order(&p, "Pressure", "TriggerStallMs", "TriggerWindowMs", c.trigger_stall_ms,
                             c.trigger_window_ms, false, path);
         }
+        if (r == 0 && p.origin[key_index("Metrics", "TextfileDirectory")].seq) {
+                struct origin o = p.origin[key_index("Metrics", "TextfileDirectory")];
+                snprintf(c.metrics_dir_where, sizeof(c.metrics_dir_where), "%s:%u", o.file, o.line);
+        }
         for (unsigned i = 0; i < p.n_files; i++)
                 free(p.files[i]);
         free(p.files);

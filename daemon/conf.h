@@ -66,6 +66,7 @@ struct conf {
         bool batch_lend;         /* LendWhenCalm: above ZswapMaxPercent while the cgroups are calm */
         /* [Metrics] */
         char metrics_dir[CONF_PATH_MAX]; /* "" = off */
+        char metrics_dir_where[CONF_PATH_MAX + 32]; /* its "FILE:LINE"; "" = not set */
         unsigned metrics_interval_sec;   /* rewritten at least this often, idle too */
         /* the files read, in order: the main file (if there is one), then its drop-ins */
         unsigned n_files;

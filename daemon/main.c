@@ -167,7 +167,7 @@ static int run_command(struct manager *m, int argc, char *argv[]) {
         int r;
 
         if (strcmp(cmd, "status") == 0 && argc == 1)
-                return status_show(&m->kernel, m->state_dir, arg_json);
+                return status_show(&m->kernel, m->state_dir, m->config_path, arg_json);
         if (strcmp(cmd, "plot") == 0 && argc == 2) {
                 if (!arg_output) {
                         log_error("plot: -o/--output=FILE.png is needed");
@@ -238,7 +238,9 @@ int main(int argc, char *argv[]) {
                         m.conf.metrics_dir[0] = '\0';
                 }
                 ignore_sigxfsz();
-                r = restore_run(&m.kernel, m.state_dir, m.conf.metrics_dir);
+                char *stopped = publish_metrics_stopped_text();
+                r = restore_run_stopped(&m.kernel, m.state_dir, m.conf.metrics_dir, stopped);
+                free(stopped);
                 if (r == -EBUSY)
                         log_error("--restore: stop it instead; it restores everything on exit");
                 manager_free(&m);
@@ -254,6 +256,12 @@ int main(int argc, char *argv[]) {
                 return EXIT_CONFIG;
         }
         if (arg_check_config) {
+                /* what the daemon would refuse at run time, refused now */
+                if (publish_check_metrics_dir(&m.conf, err, sizeof(err)) < 0) {
+                        log_error("%s", err);
+                        manager_free(&m);
+                        return EXIT_CONFIG;
+                }
                 conf_dump(&m.conf, stdout);
                 manager_free(&m);
                 return EXIT_SUCCESS;

@@ -18,10 +18,20 @@ void publish_take(const struct manager *m, const struct policy_decision *d, cons
                   struct snapshot *s);
 /* The textfile's text for a snapshot (and the build's version). */
 void publish_metrics_text(const struct snapshot *s, FILE *f);
+/* ... and once the daemon stopped: zswap_tuned_up 0, the version and the
+ * time; no other figure (they would describe a daemon that is gone). */
+void publish_metrics_stopped(FILE *f);
+char *publish_metrics_stopped_text(void); /* malloc'd; NULL: out of memory */
+/* [Metrics] TextfileDirectory= as restore.c takes it: there, a directory
+ * (not a symlink), owned by this user (root), writable by group or others
+ * only if sticky. 0, or -errno with "FILE:LINE: TextfileDirectory=...: why"
+ * in buf. */
+int publish_check_metrics_dir(const struct conf *c, char *buf, size_t size);
 /* After a sample. */
 void publish(struct manager *m, const struct policy_decision *d, const struct pool_sample *pool);
 /* At start and reload: (re)arm the metrics timer. */
 void publish_start(struct manager *m);
-/* On exit: nothing stale is left behind. */
+/* On exit: the status file goes; the metrics file says the daemon stopped
+ * (zswap_tuned_up 0), and goes only when the package is purged. */
 void publish_remove(struct manager *m);
 void publish_free(struct manager *m);

@@ -494,13 +494,12 @@ void restore_remove_published(struct restore *r) {
         if (!restore_locked(r))
                 return;
         (void) unlinkat(r->dir_fd, STATUS_NAME, 0);
-        if (r->metrics_fd >= 0)
-                (void) unlinkat(r->metrics_fd, METRICS_NAME, 0);
 }
 
 /* ---- --restore ------------------------------------------------------------ */
 
-int restore_run(const struct kernel *k, const char *dir, const char *metrics_dir) {
+int restore_run_stopped(const struct kernel *k, const char *dir, const char *metrics_dir,
+                        const char *metrics_stopped) {
         struct restore r;
         int ret;
 
@@ -516,10 +515,15 @@ int restore_run(const struct kernel *k, const char *dir, const char *metrics_dir
                 return ret;
         else
                 ret = restore_leftovers(&r);
-        /* a killed instance's metrics would go on saying what it did */
-        if (metrics_dir[0] && restore_set_metrics_dir(&r, metrics_dir) == 0) {
-                if (unlinkat(r.metrics_fd, METRICS_NAME, 0) == 0)
-                        log_info("Removed %s/" METRICS_NAME ", left by an instance that was killed", metrics_dir);
+        /* a killed instance's metrics would go on saying what it did: they
+         * say it stopped instead (the file stays for the "down" alert) */
+        if (metrics_dir[0] && metrics_stopped && restore_set_metrics_dir(&r, metrics_dir) == 0) {
+                char old[64 * 1024];
+                ssize_t n = read_full_file_at(r.metrics_fd, METRICS_NAME, old, sizeof(old));
+                bool left = n >= 0 && !strstr(old, "\nzswap_tuned_up 0\n");
+                if ((n < 0 || left) && restore_write_metrics(&r, metrics_stopped) == 0 && left)
+                        log_info("Wrote %s/" METRICS_NAME " as stopped (zswap_tuned_up 0), left by an instance "
+                                 "that was killed", metrics_dir);
                 said_removed(remove_atomic_temporaries_at(r.metrics_fd, METRICS_NAME), metrics_dir);
         }
         restore_unlock(&r);

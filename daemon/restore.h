@@ -94,13 +94,19 @@ int restore_write_metrics(struct restore *r, const char *text);
 static inline bool restore_has_metrics(const struct restore *r) {
         return r->metrics_fd >= 0;
 }
-/* On exit: the status and metrics files go (with the locks held only). */
+/* On exit: the status file goes (with the locks held only). The metrics
+ * file stays: publish.c writes it as stopped (zswap_tuned_up 0). */
 void restore_remove_published(struct restore *r);
 
-/* --restore: lock, restore_leftovers(), remove the status file and the
- * metrics file of metrics_dir ("" = none) left behind, unlock. 0 when
- * nothing was saved or all of it is back. */
-int restore_run(const struct kernel *k, const char *dir, const char *metrics_dir);
+/* --restore: lock, restore_leftovers(), remove the status file, write
+ * metrics_stopped (publish_metrics_stopped_text(); NULL: leave it) as the
+ * metrics file of metrics_dir ("" = none) unless it says so already, unlock.
+ * 0 when nothing was saved or all of it is back. */
+int restore_run_stopped(const struct kernel *k, const char *dir, const char *metrics_dir,
+                        const char *metrics_stopped);
+static inline int restore_run(const struct kernel *k, const char *dir, const char *metrics_dir) {
+        return restore_run_stopped(k, dir, metrics_dir, NULL);
+}
 
 /* "Restored <knob> to its original value <v>", with KNOB=, KNOB_VALUE= and
  * KNOB_RESTORED=1. */

@@ -7,8 +7,9 @@
 #include "snapshot.h"
 #include "util.h"
 
-static const char *const warning_names[] = { "cgroup-v1", "no-swap", "zswap-disabled", "psi-window-rounded",
-                                             "pool-unreadable", "save-failed" };
+static const char *const warning_names[] = { "cgroup-v1",       "no-swap",      "zswap-disabled",
+                                             "psi-window-rounded", "pool-unreadable", "save-failed",
+                                             "knob-missing",    "metrics-dir" };
 static const char *const warning_text[] = {
         "memory controller on cgroup v1: the shrinker writes nothing back, flips have no effect",
         "no swap active: zswap stores nothing",
@@ -16,7 +17,25 @@ static const char *const warning_text[] = {
         "PSI trigger windows rounded up to 2 s (no CAP_SYS_RESOURCE)",
         "the zswap pool cannot be read",
         "the original values cannot be saved: monitoring only, nothing is changed until they can be",
+        "the kernel has neither shrinker_enabled nor shrink_enabled: the knob is not steered",
+        "[Metrics] TextfileDirectory= is refused (see the journal or --check-config): no metrics are written",
 };
+
+const char *snapshot_warning_name(unsigned bit) {
+        return bit < ELEMENTSOF(warning_names) ? warning_names[bit] : NULL;
+}
+
+const char *snapshot_warning_text(unsigned bit) {
+        return bit < ELEMENTSOF(warning_text) ? warning_text[bit] : NULL;
+}
+
+void snapshot_json_warnings(unsigned warnings, FILE *f) {
+        fputc('[', f);
+        for (unsigned i = 0, n = 0; i < ELEMENTSOF(warning_names); i++)
+                if (warnings & (1u << i))
+                        fprintf(f, "%s\"%s\"", n++ ? "," : "", warning_names[i]);
+        fputc(']', f);
+}
 
 static const char *const held_names[] = { "none", "min-dwell", "max-per-minute" };
 static const char *const held_text[] = { "", "less than Flips.MinDwellSec since the last flip",
@@ -308,11 +327,15 @@ static void json_time(FILE *f, uint64_t usec) {
                         (unsigned long long) (usec % USEC_PER_SEC));
 }
 
-void snapshot_json_open(const struct snapshot *s, FILE *f) {
+void snapshot_json_open(const struct snapshot *s, uint64_t now, FILE *f) {
         fprintf(f, "{\"schema\":%d,\"running\":true,\"version\":", SNAPSHOT_JSON_SCHEMA);
         json_string_or_null(f, s->version);
+        /* an age: the reader needs no clock of its own to tell a stale status */
         fprintf(f, ",\"pid\":%d,\"updated_seconds\":", s->pid);
-        json_time(f, s->updated);
+        if (s->updated == 0)
+                fputs("null", f);
+        else
+                json_time(f, now > s->updated ? now - s->updated : 1); /* 1 usec: never null */
         fputs(",\"config_files\":[", f);
         for (unsigned i = 0; i < s->n_config && i < SNAPSHOT_MAX_CONFIG; i++) {
                 fputs(i ? "," : "", f);
@@ -385,25 +408,64 @@ void snapshot_json_open(const struct snapshot *s, FILE *f) {
         else
                 fprintf(f, "{\"reason\":\"%s\",\"mode\":\"%s\"}", snapshot_held_to_string(s->held),
                         policy_mode_to_string(s->held_mode));
-        fprintf(f, ",\"flips_held_total\":{\"min-dwell\":%llu,\"max-per-minute\":%llu},\"warnings\":[",
+        fprintf(f, ",\"flips_held_total\":{\"min-dwell\":%llu,\"max-per-minute\":%llu},\"warnings\":",
                 (unsigned long long) s->held_total[HELD_DWELL], (unsigned long long) s->held_total[HELD_CAP]);
-        for (unsigned i = 0, n = 0; i < ELEMENTSOF(warning_names); i++)
-                if (s->warnings & (1u << i))
-                        fprintf(f, "%s\"%s\"", n++ ? "," : "", warning_names[i]);
-        fputs("]", f);
+        snapshot_json_warnings(s->warnings, f);
 }
 
-void snapshot_json(const struct snapshot *s, FILE *f) {
-        snapshot_json_open(s, f);
+void snapshot_json(const struct snapshot *s, uint64_t now, FILE *f) {
+        snapshot_json_open(s, now, f);
         fputs("}\n", f);
 }
 
-void snapshot_json_not_running(status_error e, const char *message, FILE *f) {
+void snapshot_json_not_running_open(status_error e, const char *message, FILE *f) {
         fprintf(f, "{\"schema\":%d,\"running\":%s,\"error\":\"%s\",\"message\":", SNAPSHOT_JSON_SCHEMA,
                 e == STATUS_ERROR_PERMISSION || e == STATUS_ERROR_USAGE ? "null" : "false",
                 status_error_to_string(e));
         snapshot_json_string(f, message);
+}
+
+void snapshot_json_not_running(status_error e, const char *message, FILE *f) {
+        snapshot_json_not_running_open(e, message, f);
         fputs("}\n", f);
+}
+
+const char *snapshot_escape(const char *s, char *buf, size_t size) {
+        const unsigned char *p = (const unsigned char *) s;
+        size_t n = 0, cut = 0; /* cut: the last end of a whole character with room for "..." after it */
+
+        if (size == 0)
+                return buf;
+        while (*p) {
+                unsigned len = *p < 0x80 ? 1 : snapshot_utf8_len(p);
+                /* U+0080..U+009F: C1 controls (0xc2 0x80..0x9f) */
+                bool c1 = len == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+                char tmp[8];
+                size_t t;
+
+                if (*p < 0x20 || *p == 0x7f || len == 0 || c1) {
+                        t = (size_t) snprintf(tmp, sizeof(tmp), "\\x%02x", *p);
+                        len = 1;
+                } else {
+                        memcpy(tmp, p, len);
+                        t = len;
+                }
+                if (n + t + 1 > size) { /* does not fit: cut at a whole character */
+                        n = cut;
+                        if (n + 4 <= size) {
+                                memcpy(buf + n, "...", 3);
+                                n += 3;
+                        }
+                        break;
+                }
+                memcpy(buf + n, tmp, t);
+                n += t;
+                if (n + 4 <= size)
+                        cut = n;
+                p += len;
+        }
+        buf[n] = '\0';
+        return buf;
 }
 
 static const char *ago(char *buf, size_t size, uint64_t now, uint64_t then) {
@@ -419,19 +481,20 @@ static const char *ago(char *buf, size_t size, uint64_t now, uint64_t then) {
 }
 
 void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
-        char a[32], b[32], when[32];
+        char a[32], b[32], when[32], e[SNAPSHOT_ESCAPED(512)], e2[SNAPSHOT_ESCAPED(300)];
         time_t t = (time_t) (s->mode_since / USEC_PER_SEC);
         struct tm tm;
 
         fprintf(f, "zswap-tuned: running (pid %d), last sample %s%s\n", s->pid, ago(a, sizeof(a), now, s->updated),
                 s->dry_run ? ", dry run: nothing is written" : "");
-        fprintf(f, "   Version: %s\n", s->version[0] ? s->version : "unknown (the daemon does not say)");
+        fprintf(f, "   Version: %s\n",
+                s->version[0] ? snapshot_escape(s->version, e, sizeof(e)) : "unknown (the daemon does not say)");
         fputs("    Config:", f);
         for (unsigned i = 0; i < s->n_config && i < SNAPSHOT_MAX_CONFIG; i++)
-                fprintf(f, "%s%s", i ? ", " : " ", s->config[i]);
+                fprintf(f, "%s%s", i ? ", " : " ", snapshot_escape(s->config[i], e, sizeof(e)));
         fputs(s->n_config ? "\n" : " unknown (the daemon does not say)\n", f);
         if (s->knob[0])
-                fprintf(f, "      Knob: %s=%s (original %s)%s\n", s->knob, knob_to_string(s->knob_value),
+                fprintf(f, "      Knob: %s=%s (original %s)%s\n", snapshot_escape(s->knob, e, sizeof(e)), knob_to_string(s->knob_value),
                         knob_to_string(s->original), s->backed_off ? ", left to the admin until a reload or "
                                                                      "Flips.AdminBackOffSec" : "");
         else
@@ -440,7 +503,7 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
         fprintf(f, "      Mode: %s since %s (%s)\n", policy_mode_to_human(s->mode), when,
                 ago(a, sizeof(a), now, s->mode_since));
         if (s->reason_text[0])
-                fprintf(f, "  Decision: %s (%s)\n", s->reason_text, policy_reason_to_string(s->reason));
+                fprintf(f, "  Decision: %s (%s)\n", snapshot_escape(s->reason_text, e, sizeof(e)), policy_reason_to_string(s->reason));
         fprintf(f, "      Pool: %s of %s (%.0f%%)", format_bytes(a, sizeof(a), s->pool_bytes),
                 format_bytes(b, sizeof(b), s->limit_bytes), s->pool);
         if (s->pool_bytes > 0 && s->stored_bytes > 0)
@@ -455,31 +518,34 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
         fprintf(f, "  Pressure: %.1f%%", s->pressure);
         for (unsigned i = 0; i < s->n_sources; i++) {
                 if (s->source[i].pct < 0)
-                        fprintf(f, "%s%s -", i ? ", " : " (", s->source[i].path);
+                        fprintf(f, "%s%s -", i ? ", " : " (", snapshot_escape(s->source[i].path, e, sizeof(e)));
                 else
-                        fprintf(f, "%s%s %.1f%%", i ? ", " : " (", s->source[i].path, s->source[i].pct);
+                        fprintf(f, "%s%s %.1f%%", i ? ", " : " (", snapshot_escape(s->source[i].path, e, sizeof(e)),
+                                s->source[i].pct);
         }
         fputs(s->n_sources ? ")\n" : "\n", f);
         for (unsigned i = 0; i < s->n_batch; i++) {
-                fprintf(f, "     Batch: %s: %s in zswap, ", s->batch[i].cgroup,
+                fprintf(f, "     Batch: %s: %s in zswap, ", snapshot_escape(s->batch[i].cgroup, e, sizeof(e)),
                         format_bytes(a, sizeof(a), s->batch[i].use));
                 if (s->batch[i].capped)
                         fprintf(f, "cap %s", format_bytes(b, sizeof(b), s->batch[i].cap));
                 else
                         fputs("not capped", f);
                 if (s->batch[i].cap_text[0])
-                        fprintf(f, " (%s: %s)", s->batch[i].cap_reason, s->batch[i].cap_text);
+                        fprintf(f, " (%s: %s)", snapshot_escape(s->batch[i].cap_reason, e2, sizeof(e2)),
+                                snapshot_escape(s->batch[i].cap_text, e, sizeof(e)));
                 else if (s->batch[i].cap_reason[0])
-                        fprintf(f, " (%s)", s->batch[i].cap_reason);
+                        fprintf(f, " (%s)", snapshot_escape(s->batch[i].cap_reason, e, sizeof(e)));
                 if (s->batch[i].incomp > 0)
                         fprintf(f, " (%s of it incompressible, stored whole)",
                                 format_bytes(a, sizeof(a), (uint64_t) s->batch[i].incomp));
                 if (s->batch[i].by[0])
-                        fprintf(f, "; by %s", batch_by_key(s->batch[i].by));
+                        fprintf(f, "; by %s", snapshot_escape(batch_by_key(s->batch[i].by), e, sizeof(e)));
                 fputc('\n', f);
         }
         for (unsigned i = 0; i < s->n_patterns; i++)
-                fprintf(f, "   Follows: %s (%s): %u cgroup%s\n", s->pattern[i].pattern, s->pattern[i].role,
+                fprintf(f, "   Follows: %s (%s): %u cgroup%s\n", snapshot_escape(s->pattern[i].pattern, e, sizeof(e)),
+                        snapshot_escape(s->pattern[i].role, e2, sizeof(e2)),
                         s->pattern[i].matches, s->pattern[i].matches == 1 ? "" : "s");
         fprintf(f, "     Flips: %u in the last hour, %llu since start\n", s->flips_last_hour,
                 (unsigned long long) s->flips_total);

@@ -19,9 +19,10 @@
 #define SNAPSHOT_MAX_CONFIG 16
 /* The JSON object's "schema" (docs/status-schema.json): raised only when a
  * key changes meaning or goes away; new keys may come within a version. */
-#define SNAPSHOT_JSON_SCHEMA 1
+#define SNAPSHOT_JSON_SCHEMA 2 /* 2: updated_seconds an age; "host"; not running: what the daemon would do */
 #define SNAPSHOT_MAX_PATTERNS (4 * 16 + 1) /* Cgroups= and Units= of both roles, IdleCgroups= */
 #define SNAPSHOT_PATTERN_IDLE "idle"      /* the pattern IdleCgroups= is listed as */
+#define SNAPSHOT_COUNTERS 9               /* /proc/vmstat's zswp* and debugfs's reject_* (publish.c) */
 
 enum {
         WARN_CGROUP_V1 = 1 << 0,        /* flips have no effect */
@@ -30,7 +31,13 @@ enum {
         WARN_PSI_WINDOW = 1 << 3,       /* a trigger window was rounded up (no CAP_SYS_RESOURCE) */
         WARN_POOL_UNREADABLE = 1 << 4,
         WARN_SAVE_FAILED = 1 << 5,      /* originals cannot be saved: nothing is changed */
+        WARN_KNOB_MISSING = 1 << 6,     /* the kernel has no knob to steer: monitoring only */
+        WARN_METRICS_DIR = 1 << 7,      /* [Metrics] TextfileDirectory= refused: no metrics written */
 };
+/* "cgroup-v1", ... as in WARNINGS= and the JSON; NULL for no such bit */
+const char *snapshot_warning_name(unsigned bit);
+/* The same in words, for people */
+const char *snapshot_warning_text(unsigned bit);
 
 /* Why "zswap-tuned status" found no running daemon (the JSON "error"). */
 typedef enum {
@@ -99,6 +106,8 @@ struct snapshot {
         /* (live, metrics only:) stats.h's counts */
         uint64_t flips_by_reason[POLICY_REASONS], decisions_by_reason[POLICY_REASONS];
         uint64_t retries;
+        int64_t counters[SNAPSHOT_COUNTERS]; /* (live, metrics only:) the kernel's zswap counters
+                                              * (publish.c); < 0 = the kernel does not tell */
         unsigned warnings;              /* WARN_* */
 };
 
@@ -108,13 +117,18 @@ void snapshot_format(const struct snapshot *s, bool with_time, FILE *f);
 /* Parse what snapshot_format() wrote; unknown lines are skipped (a newer
  * daemon). -EBADMSG when it is not a snapshot. */
 int snapshot_parse(const char *buf, struct snapshot *s);
-/* One JSON object, "running": true (docs/status-schema.json). */
-void snapshot_json(const struct snapshot *s, FILE *f);
+/* One JSON object, "running": true (docs/status-schema.json); now:
+ * CLOCK_REALTIME usec, for the ages. */
+void snapshot_json(const struct snapshot *s, uint64_t now, FILE *f);
 /* The same object without its closing brace, for a caller that adds keys. */
-void snapshot_json_open(const struct snapshot *s, FILE *f);
+void snapshot_json_open(const struct snapshot *s, uint64_t now, FILE *f);
 /* The JSON object without a running daemon: "running" false, or null with
  * STATUS_ERROR_PERMISSION (then it cannot be told). */
 void snapshot_json_not_running(status_error e, const char *message, FILE *f);
+/* The same without its closing brace. */
+void snapshot_json_not_running_open(status_error e, const char *message, FILE *f);
+/* A JSON array of the warnings' names */
+void snapshot_json_warnings(unsigned warnings, FILE *f);
 /* A JSON string: '"', '\\' and control characters escaped, and each byte
  * that is not part of a valid UTF-8 sequence (a stray continuation byte, a
  * truncated or overlong sequence, a surrogate, above U+10FFFF) written as
@@ -123,5 +137,12 @@ void snapshot_json_not_running(status_error e, const char *message, FILE *f);
 unsigned snapshot_utf8_len(const unsigned char *p);
 void snapshot_json_string(FILE *f, const char *s);
 const char *snapshot_held_to_string(policy_held h); /* "none", "min-dwell", "max-per-minute" */
+/* A name read from the system for a terminal: each byte below 0x20 and 0x7f
+ * as \xNN: an ESC would reach the terminal; so are C1 controls (U+0080 to
+ * U+009F) and bytes that are not valid UTF-8. Backslashes stay as they are
+ * (systemd's unit names have "\x2d"). Cut with "..." when buf is too small
+ * (SNAPSHOT_ESCAPED(strlen(s)) always fits). Returns buf. */
+const char *snapshot_escape(const char *s, char *buf, size_t size);
+#define SNAPSHOT_ESCAPED(n) (4 * (n) + 1)
 /* For a human: what "zswap-tuned status" prints. now: CLOCK_REALTIME usec. */
 void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f);

@@ -2,7 +2,9 @@
 #pragma once
 
 /* "zswap-tuned status [--json]": what a running daemon published in its
- * state directory, with the pool's figures read live. */
+ * state directory, with the pool's figures read live; without one, what the
+ * kernel offers, what the daemon would do with the configuration
+ * (config_path) and the advice. */
 
 #include <stdbool.h>
 
@@ -10,4 +12,4 @@
 
 /* Exit status as systemctl status: 0 running, 3 not running, 4 no
  * permission to read its status. */
-int status_show(const struct kernel *k, const char *state_dir, bool json);
+int status_show(const struct kernel *k, const char *state_dir, const char *config_path, bool json);

@@ -82,5 +82,32 @@ assert d['advice'] is None, d['advice']
 assert {'role': 'batch', 'pattern': 'idle', 'matches': 1} in d['patterns'], d['patterns']"
 kill -TERM "$PID"; wait "$PID"; PID=
 check "... and the cap is lifted on exit" test "$(cat "$CG/system.slice/backup.service/memory.zswap.max")" = max
+rm "$CG/system.slice/backup.service/cpu.idle"
+
+# Names read from the system reach the terminal escaped (issue 46): a cgroup
+# named with an OSC title sequence (ESC ] 0 ; ... BEL) is printed as \x1b]0;...\x07
+EVIL=$'evil\e]0;owned\a.service'
+mkdir -p "$CG/evil.slice/$EVIL"
+printf 'anon 0\nzswap 61200000\n' > "$CG/evil.slice/$EVIL/memory.stat"
+echo max > "$CG/evil.slice/$EVIL/memory.zswap.max"
+echo 61200000 > "$CG/evil.slice/$EVIL/memory.zswap.current"
+: > "$CG/evil.slice/$EVIL/memory.pressure"
+no_control_bytes() { ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$1"; }
+"$ZT" --root "$W/root" --state-dir "$W/run" -c "$W/empty.conf" 2>"$W/log4" & PID=$!
+wait_for_line "$W/log4" 'Started \(pid'
+zt status >"$W/st4"
+check "status: the advice prints a cgroup's name with its control bytes escaped" \
+	grep -qF 'holds the pool: evil.slice/evil\x1b]0;owned\x07.service' "$W/st4"
+check "... and no control byte reaches the terminal" no_control_bytes "$W/st4"
+kill -TERM "$PID"; wait "$PID"; PID=
+printf '[Batch]\nCgroups=evil.slice/*\n' > "$W/evil.conf"
+"$ZT" --root "$W/root" --state-dir "$W/run" -c "$W/evil.conf" 2>"$W/log5" & PID=$!
+wait_for_line "$W/log5" 'Started \(pid'
+zt status >"$W/st5"
+check "status: a batch cgroup's name with its control bytes escaped" \
+	grep -qF 'Batch: /sys/fs/cgroup/evil.slice/evil\x1b]0;owned\x07.service' "$W/st5"
+check "... and no control byte reaches the terminal" no_control_bytes "$W/st5"
+kill -TERM "$PID"; wait "$PID"; PID=
+rm -rf "$CG/evil.slice"
 
 finish

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # contrib/: the Grafana dashboard and the Prometheus alerting rules use only
-# metrics the daemon exports, across hosts ($instance); the rules pass
+# metrics the daemon exports, across hosts ($job, $instance); the rules pass
 # "promtool check rules" and their unit tests ("promtool test rules
-# tests/prometheus/zswap-tuned.rules.test.yml"); every dashboard query
-# parses as PromQL (promtool, as recording rules). Without promtool (Debian
-# package prometheus) those cases skip, and fail under CI=true.
+# tests/prometheus/zswap-tuned.rules.test.yml"); each alert's runbook_url
+# names a section of docs/runbook.md; the textfile a stopped daemon leaves
+# makes ZswapTunedDown fire; every dashboard query parses as PromQL
+# (promtool, as recording rules). Without promtool (Debian package
+# prometheus) those cases skip, and fail under CI=true.
 set -u
 export LC_ALL=C
 . "$(dirname "$0")/lib.sh"
@@ -14,8 +16,8 @@ export LC_ALL=C
 DASH=$abs_top_srcdir/contrib/grafana/zswap-tuned.json
 RULES=$abs_top_srcdir/contrib/prometheus/zswap-tuned.rules.yml
 RULES_TEST=$abs_top_srcdir/tests/prometheus/zswap-tuned.rules.test.yml
-W=$(mktemp -d /tmp/zswap-tuned-contrib.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+RUNBOOK=$abs_top_srcdir/docs/runbook.md
+scratch contrib
 
 # The metric names daemon/publish.c writes, and those the metrics rework
 # (issue 26, item 1) adds: drop a name from PENDING once publish.c has it.
@@ -44,18 +46,21 @@ only_known() { # FILE: every zswap_tuned_* name in it is known
 }
 every_query_per_instance() {
 	local bad
-	bad=$(grep -v 'instance=~"\$instance"' "$W/exprs")
-	[ -z "$bad" ] || { echo "# not selected by \$instance: $bad"; return 1; }
+	bad=$(grep -v 'job=~"\$job",instance=~"\$instance"' "$W/exprs")
+	[ -z "$bad" ] || { echo "# not selected by \$job and \$instance: $bad"; return 1; }
 }
 dashboard_shape() {
 	python3 - "$DASH" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 v = {t["name"]: t for t in d["templating"]["list"]}
-assert v["instance"]["multi"] and v["instance"]["includeAll"], v["instance"]
-assert "instance" in v["instance"]["query"]["query"], v["instance"]
+for name in ("job", "instance"):
+    assert v[name]["multi"] and v[name]["includeAll"], v[name]
+    assert name in v[name]["query"]["query"], v[name]
+assert '$job' in v["instance"]["query"]["query"], v["instance"]
 titles = " ".join(p["title"] for p in d["panels"]).lower()
-for want in ("% of its limit", "knob", "mode", "pressure per source", "flips", "batch cgroups", "version"):
+for want in ("fleet", "hosts by mode", "top pool use", "writeback", "% of its limit", "knob", "mode",
+             "pressure per source", "flips", "batch cgroups", "batch caps: why", "version"):
     assert want in titles, ("no panel for", want, titles)
 ids = [p["id"] for p in d["panels"]]
 assert len(ids) == len(set(ids)), ids
@@ -63,9 +68,24 @@ PY
 }
 
 check "the dashboard is JSON with an \$instance variable and the panels it should have" dashboard_shape
-check "... every query selects \$instance" every_query_per_instance
+check "... every query selects \$job and \$instance" every_query_per_instance
 check "... and uses only metrics the daemon exports" only_known "$W/exprs"
 check "the alerting rules use only metrics the daemon exports" only_known "$RULES"
+# every alert has a runbook_url, into a heading of docs/runbook.md
+runbooks() {
+	local alerts urls bad=0 u
+	alerts=$(grep -c '^ *- alert: ' "$RULES")
+	urls=$(grep -oE 'runbook_url: "[^"]*"' "$RULES" | sed 's/runbook_url: "//; s/"$//')
+	[ "$alerts" -ge 7 ] && [ "$(wc -l <<<"$urls")" = "$alerts" ] || { echo "# $alerts alerts, $(wc -l <<<"$urls") runbook_url"; return 1; }
+	# GitHub's anchors: the heading in lower case, without punctuation, spaces as '-'
+	sed -n 's/^## //p' "$RUNBOOK" | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9\n-' >"$W/anchors"
+	while IFS= read -r u; do
+		case $u in */docs/runbook.md#*) ;; *) echo "# $u: not into docs/runbook.md"; bad=1; continue ;; esac
+		grep -qx "${u##*#}" "$W/anchors" || { echo "# $u: no such section in docs/runbook.md"; bad=1; }
+	done <<<"$urls"
+	return $bad
+}
+check "every alert has a runbook_url into a section of docs/runbook.md" runbooks
 
 # promtool ARGS...: its output as TAP comments
 promtool() { command promtool "$@" 2>&1 | sed 's/^/# /'; return "${PIPESTATUS[0]}"; }
@@ -85,6 +105,39 @@ if type -P promtool >/dev/null; then # (the function above is not the tool)
 		echo "]}]"
 	} >"$W/dashboard.rules.yml"
 	check "promtool: every dashboard query parses ($(wc -l <"$W/exprs"))" promtool check rules "$W/dashboard.rules.yml"
+	# the textfile a daemon leaves when it stops (on a fake tree), as node_exporter
+	# would serve it for 20 minutes: ZswapTunedDown fires, and nothing else
+	fake_tree "$W" Y
+	mkdir -p "$W/prom"
+	printf '[Metrics]\nTextfileDirectory=%s\n' "$W/prom" >"$W/m.conf"
+	"$ZT" --root "$W/root" --state-dir "$W/run" -c "$W/m.conf" 2>"$W/log" & PID=$!
+	wait_for_line "$W/log" 'Started \(pid'
+	kill -TERM "$PID"; wait "$PID"; PID=
+	stopped_test() {
+		python3 - "$W/prom/zswap_tuned.prom" "$RULES" >"$W/stopped.test.yml" <<'PY' || return 1
+import json, re, sys
+series = []
+for l in open(sys.argv[1]):
+    if l.startswith("#") or not l.strip():
+        continue
+    name, value = l.rsplit(" ", 1)
+    labels = 'instance="a:9100",job="node"'
+    if "{" in name:
+        name, rest = name.split("{", 1)
+        labels = rest.rstrip("}") + "," + labels
+    series.append({"series": "%s{%s}" % (name, labels), "values": "%sx20" % value})
+series.append({"series": 'node_textfile_mtime_seconds{file="/var/lib/prometheus/node-exporter/zswap_tuned.prom",instance="a:9100",job="node"}', "values": "0x20"})
+print(json.dumps({"rule_files": [sys.argv[2]], "evaluation_interval": "1m", "tests": [{"interval": "1m", "input_series": series,
+    "alert_rule_test": [{"eval_time": "10m", "alertname": a, "exp_alerts": []} for a in
+        ("ZswapTunedSaveFailed", "ZswapTunedDryRun", "ZswapTunedIdleByWarning", "ZswapPoolAtLimit")] +
+        [{"eval_time": "10m", "alertname": "ZswapTunedDown", "exp_alerts": [{"exp_labels": {"severity": "warning", "instance": "a:9100", "job": "node"},
+          "exp_annotations": {"summary": "zswap-tuned is down on a:9100",
+            "description": "zswap_tuned_up is 0 (the daemon stopped) or its metrics file is more than 2 minutes old: nothing steers the zswap pool on this host, and every other zswap_tuned_* figure is gone or describes the past.",
+            "runbook_url": "https://a-seed-73231e03.example/zswap-tuned/docs/runbook.md#zswaptuneddown"}}]}]}]}))
+PY
+		grep -qx 'zswap_tuned_up 0' "$W/prom/zswap_tuned.prom" && promtool test rules "$W/stopped.test.yml"
+	}
+	check "promtool: a stopped daemon's textfile makes ZswapTunedDown fire" stopped_test
 elif [ "${CI:-}" = true ]; then
 	not_ok "promtool checks (would skip, but CI=true: promtool is not installed)"
 else

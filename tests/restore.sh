@@ -129,7 +129,8 @@ stop_daemon
 check "after a swap, exit deletes nothing in the symlink's target" \
 	test "$(cat "$W/target5/status")" = precious -a "$(cat "$W/target5/zswap_tuned.prom")" = precious
 check "... and writes no save file there" test ! -e "$W/target5/original-knob"
-check "... but cleans the directories it checked" test ! -e "$W/s5.moved/status" -a ! -e "$W/m5.moved/zswap_tuned.prom"
+check "... but removes the status file from the directory it checked, and marks the metrics there stopped" \
+	bash -c "test ! -e '$W/s5.moved/status' && grep -qx 'zswap_tuned_up 0' '$W/m5.moved/zswap_tuned.prom'"
 check "... and restores the knob" test "$(knob)" = Y
 rm -f "$S" "$M"
 if have_root "a metrics directory of another user is refused"; then

@@ -1438,7 +1438,7 @@ static void status_lists_patterns(void **state) {
         char *json = NULL;
         size_t len = 0;
         FILE *out = open_memstream(&json, &len);
-        snapshot_json(&s, out);
+        snapshot_json(&s, realtime_usec(), out);
         fclose(out);
         assert_non_null(strstr(json, "\"patterns\":[{\"role\":\"batch\",\"pattern\":\"batch.slice/*\",\"matches\":2}"));
         free(json);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The status file (snapshot_format/snapshot_parse) round trip, including the
- * fields of JSON schema 1, and the JSON string escaping. */
+ * fields of JSON schema 1, the JSON string escaping and the terminal's. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -141,11 +141,31 @@ static void test_advice_ranks(void **state) {
                                     "[Pressure]\nCgroups=web.service db.service\n");
 }
 
+/* Names for a terminal: control bytes, C1 controls and invalid UTF-8 as
+ * \xNN, the rest (valid UTF-8, backslashes) kept; cut at a whole character. */
+static void test_escape(void **state) {
+        char buf[SNAPSHOT_ESCAPED(64)], small[12];
+
+        (void) state;
+        assert_string_equal(snapshot_escape("a\x1b]0;x\x07" "b\x7f", buf, sizeof(buf)), "a\\x1b]0;x\\x07b\\x7f");
+        assert_string_equal(snapshot_escape("a\xc2\x9b" "1m\xff", buf, sizeof(buf)), "a\\xc2\\x9b1m\\xff");
+        assert_string_equal(snapshot_escape("d\xc3\xa9j\xc3\xa0 vu\\x2d", buf, sizeof(buf)), "d\xc3\xa9j\xc3\xa0 vu\\x2d");
+        assert_string_equal(snapshot_escape("", buf, sizeof(buf)), "");
+        /* too small: cut with "...", never inside an escape or a character */
+        assert_string_equal(snapshot_escape("abcdefghijkl", small, sizeof(small)), "abcdefgh...");
+        assert_string_equal(snapshot_escape("abcdefgh\x1b", small, sizeof(small)), "abcdefgh...");
+        assert_string_equal(snapshot_escape("abcdefg\x1b", small, sizeof(small)), "abcdefg\\x1b");
+        assert_string_equal(snapshot_escape("abcdefghijk", small, sizeof(small)), "abcdefghijk");
+        assert_string_equal(snapshot_escape("abcdefgh\xc3\xa9\xc3\xa9", small, sizeof(small)), "abcdefgh...");
+        assert_string_equal(snapshot_escape("abcdef\xc3\xa9\xc3\xa9", small, sizeof(small)), "abcdef\xc3\xa9\xc3\xa9");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_round_trip),
                 cmocka_unit_test(test_advice_ranks),
                 cmocka_unit_test(test_json_string),
+                cmocka_unit_test(test_escape),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
