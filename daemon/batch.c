@@ -240,17 +240,6 @@ static const char *const *match_fields(struct match_fields *f, const struct batc
         return f->list;
 }
 
-bool batch_has(const struct batch *b, const struct kernel *k, const char *dir) {
-        char path[512];
-
-        if (kernel_cgroup_path(k, dir, "memory.zswap.max", path, sizeof(path)) < 0)
-                return false;
-        for (unsigned i = 0; i < b->n; i++)
-                if (strcmp(b->cg[i].path, path) == 0)
-                        return true;
-        return false;
-}
-
 int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir, const char *unit,
                      const char *by, const char *why) {
         struct match_fields mf;
@@ -266,8 +255,7 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
          * same memory.zswap.max (counted twice, they shared one cap out). */
         for (unsigned i = 0; valid && i < b->n; i++)
                 if (strcmp(b->cg[i].path, one.path) == 0) {
-                        /* a fixed path; or there already, and since a pattern or
-                         * its cpu.idle took it, it stays when LargestHolder= lets go */
+                        /* a fixed path; or there already by another rule */
                         if (b->cg[i].followed)
                                 b->cg[i].by = by;
                         return 0;

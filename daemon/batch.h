@@ -38,7 +38,6 @@ struct batch_cg {
 #define BATCH_BY_CGROUPS "cgroups"              /* [Batch] Cgroups=, a path or a pattern */
 #define BATCH_BY_UNITS "units"                  /* [Batch] Units= */
 #define BATCH_BY_IDLE "idle-cgroups"            /* [Batch] IdleCgroups= */
-#define BATCH_BY_HOLDER "largest-holder"        /* [Batch] LargestHolder= */
 
 struct batch {
         struct batch_cg cg[BATCH_MAX_CGROUPS];
@@ -71,8 +70,6 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
  * journal line (UNIT= where known); a cap on one still there is lifted. */
 void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir,
                          const char *why);
-/* Is the cgroup (dir: "/sys/fs/cgroup/...") batch work already? */
-bool batch_has(const struct batch *b, const struct kernel *k, const char *dir);
 struct snapshot;
 /* Each batch cgroup: name, use, cap. */
 void batch_snapshot(const struct batch *b, struct snapshot *snap);

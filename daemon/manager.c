@@ -104,8 +104,6 @@ void manager_tick(struct manager *m, uint64_t now) {
         if (in.pool_state == POOL_OK) {
                 in.pool = pool_percent(&pool);
                 in.limit_bytes = pool.limit_bytes;
-                holder_tick(m, now, pool.limit_bytes, in.pool);
-                in.holder_capped = m->holder.state.have;
                 batch_sample(&m->batch, &m->kernel, &m->restore, pool.limit_bytes, &in.n_batch, &in.batch);
                 in.stores = m->have_sample && pool.vm.zswpout > m->last_vm.zswpout;
                 m->last_vm = pool.vm;
@@ -220,7 +218,6 @@ int manager_reload(struct manager *m) {
          * nothing, so it could never restore it later. */
         follow_wire_stop(m);
         batch_uncap_all(&m->batch, &m->restore);
-        holder_reset(&m->holder);
         handback_init(&m->handback);
         if (fresh.knob != old_choice || (!was_dry && (m->dry_run_override || fresh.dry_run)))
                 steer_restore(&m->steer);

@@ -380,8 +380,7 @@ static uint64_t next_sample(const struct policy_params *p, const struct policy_s
         double pool_ttl = time_to_limit(in->pool, rate_of(&s->pool_rate));
         bool filling = pool_ttl >= 0 && pool_ttl * USEC_PER_SEC <= (double) idle_check(p, in);
         bool active = !d->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
-                      filling || s->mode != MODE_IDLE || d->held != HELD_NONE ||
-                      in->holder_capped;
+                      filling || s->mode != MODE_IDLE || d->held != HELD_NONE;
         uint64_t iv = p->sample_usec;
 
         d->idle = !active;

@@ -89,10 +89,6 @@ struct policy_sample {
         /* PSI triggers will wake the daemon: idle, it need only look every
          * idle_check_usec; without them it polls at sample_usec. */
         bool triggers_armed;
-        /* [Batch] LargestHolder= holds a cap until the others are calm, which
-         * only readings without gaps can show (policy-holder.c): the daemon
-         * samples actively meanwhile. */
-        bool holder_capped;
         uint64_t page_size;     /* caps are whole pages; 0 = 4096 */
 };
 
@@ -195,41 +191,6 @@ void policy_cap_newcomer(const struct policy_decision *last, unsigned capped, ui
 /* Is a cap of `wanted` bytes worth writing over `current`? Not for rounding
  * noise: the cap moves in steps and the limit with memory hot-plug. */
 bool policy_cap_needs_write(bool capped, uint64_t current, uint64_t wanted);
-
-/* policy-holder.c: [Batch] LargestHolder=, the cgroup that holds most of the
- * pool capped as batch work while another cgroup stalls (see there). */
-#define POLICY_HOLDER_SHARE 50.0 /* percent of the pool limit, at least */
-/* avg10 is an average over the last 10 s: calm readings further apart than
- * that (and a sample interval, SampleMs=, which may be longer) say nothing
- * of the time between them. */
-#define POLICY_HOLDER_GAP_USEC (10 * UINT64_C(1000000))
-
-struct policy_holder_cg {
-        double share;           /* its zswap, percent of the pool limit */
-        double stall;           /* its memory "some" pressure, percent (avg10) */
-        bool excluded;          /* a pressure source, or batch work already: never picked */
-        bool picked;            /* the one this rule caps now */
-};
-
-struct policy_holder_state {
-        bool have;              /* a cgroup is capped by this rule */
-        bool calm;              /* every other cgroup stalls below LowPercent ... */
-        uint64_t calm_since;    /* ... since then, without a gap (POLICY_HOLDER_GAP_USEC) */
-        bool seen;              /* weighed at least once ... */
-        uint64_t last_seen;     /* ... last then */
-        bool changed;           /* picked or released at least once ... */
-        uint64_t last_change;   /* ... last then */
-};
-
-typedef enum { HOLDER_KEEP, HOLDER_PICK, HOLDER_RELEASE } policy_holder_action;
-
-/* pool: percent of its limit. HOLDER_PICK: cap cg[*pick] as batch work;
- * HOLDER_RELEASE: lift the cap of the one picked. */
-policy_holder_action policy_holder_decide(const struct policy_params *p, struct policy_holder_state *s, uint64_t now,
-                                          double pool, const struct policy_holder_cg *cg, unsigned n,
-                                          unsigned *pick);
-/* The one picked went (removed, or not readable): pick afresh after MinDwellSec. */
-void policy_holder_forget(struct policy_holder_state *s, uint64_t now);
 
 /* policy-describe.c: the one-line reason for d (d->text). */
 void policy_describe(const struct policy_params *p, const struct policy_sample *in,

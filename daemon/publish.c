@@ -136,8 +136,8 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
                 fprintf(f, "\"} %llu\n", (unsigned long long) s->batch[i].use);
         }
         head(f, "zswap_tuned_batch_info", "gauge",
-             "1 for each batch cgroup; by: the rule that made it batch work (cgroups, units, idle-cgroups, "
-             "largest-holder: [Batch] Cgroups=, Units=, IdleCgroups=, LargestHolder=).");
+             "1 for each batch cgroup; by: the rule that made it batch work (cgroups, units, idle-cgroups: "
+             "[Batch] Cgroups=, Units=, IdleCgroups=).");
         for (unsigned i = 0; i < s->n_batch; i++) {
                 fputs("zswap_tuned_batch_info{cgroup=\"", f);
                 label(f, s->batch[i].cgroup);

@@ -122,26 +122,6 @@ static void idle_without_triggers_polls(void **state) {
         assert_int_equal(d.next_usec, p.sample_usec);
 }
 
-/* A cap LargestHolder= holds is lifted on readings without gaps: the daemon
- * does not go idle while it holds one, and does once it is lifted. */
-static void holder_cap_keeps_sampling(void **state) {
-        struct policy_params p = params();
-        struct policy_state s;
-        struct policy_decision d;
-        struct policy_sample in = { .now = S(100), .pressure_valid = true, .pool = 5, .triggers_armed = true,
-                                    .holder_capped = true };
-
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        policy_decide(&p, &s, &in, &d);
-        assert_false(d.idle);
-        assert_int_equal(d.next_usec, p.sample_usec);
-        in.now = S(101);
-        in.holder_capped = false;
-        policy_decide(&p, &s, &in, &d);
-        assert_true(d.idle);
-        assert_int_equal(d.next_usec, p.idle_check_usec);
-}
-
 /* Caps are whole pages of the kernel's size (4 K, 16 K, 64 K). */
 static void caps_are_whole_pages(void **state) {
         struct policy_params p = params();
@@ -1260,121 +1240,6 @@ static void wobble_at_the_fast_rate_is_no_fill_rate(void **state) {
         assert_int_equal(d.reason, REASON_POOL_RISING);
 }
 
-/* ---- [Batch] LargestHolder= (policy-holder.c) ------------------------------ */
-
-static policy_holder_action holder(const struct policy_params *p, struct policy_holder_state *s, double t,
-                                   double pool, struct policy_holder_cg *cg, unsigned n, unsigned *pick) {
-        return policy_holder_decide(p, s, S(t), pool, cg, n, pick);
-}
-
-/* The largest holder is capped while another stalls; never before both hold. */
-static void holder_capped_while_another_stalls(void **state) {
-        struct policy_params p = params();
-        struct policy_holder_state s = { 0 };
-        struct policy_holder_cg cg[3] = {
-                { .share = 20, .stall = 0 },   /* the service: a little of the pool */
-                { .share = 75, .stall = 30 },  /* the batch: most of it, and reclaiming hard */
-                { .share = 1, .stall = 0 },
-        };
-        unsigned pick = 99;
-
-        /* nobody else stalls: nothing to protect */
-        assert_int_equal(holder(&p, &s, 0, 95, cg, 3, &pick), HOLDER_KEEP);
-        assert_false(s.have);
-        /* the service stalls, but the pool has room (below WatchPercent) */
-        cg[0].stall = 3;
-        assert_int_equal(holder(&p, &s, 1, 40, cg, 3, &pick), HOLDER_KEEP);
-        /* ... and now it has not: its own stalls do not keep the batch from being capped */
-        assert_int_equal(holder(&p, &s, 2, 90, cg, 3, &pick), HOLDER_PICK);
-        assert_int_equal(pick, 1);
-        assert_true(s.have);
-        cg[1].picked = true;
-        assert_int_equal(holder(&p, &s, 3, 90, cg, 3, &pick), HOLDER_KEEP);
-}
-
-/* Never a pressure source or batch work already, never a small holder. */
-static void holder_never_a_source_or_a_small_one(void **state) {
-        struct policy_params p = params();
-        struct policy_holder_state s = { 0 };
-        struct policy_holder_cg cg[2] = {
-                { .share = 80, .stall = 0, .excluded = true }, /* [Pressure] Cgroups= */
-                { .share = 15, .stall = 20 },
-        };
-        unsigned pick = 99;
-
-        assert_int_equal(holder(&p, &s, 0, 95, cg, 2, &pick), HOLDER_KEEP);
-        cg[0].excluded = false;
-        cg[0].share = POLICY_HOLDER_SHARE - 1; /* under half the pool: the cap formula would not bite */
-        assert_int_equal(holder(&p, &s, 1, 95, cg, 2, &pick), HOLDER_KEEP);
-        cg[0].share = POLICY_HOLDER_SHARE;
-        assert_int_equal(holder(&p, &s, 2, 95, cg, 2, &pick), HOLDER_PICK);
-        assert_int_equal(pick, 0);
-}
-
-/* Lifted once every other cgroup has been calm for HoldSec; a stall in
- * between starts the count again; no new pick within MinDwellSec. The
- * readings come every 5 s, as the daemon scans while it holds a cap. */
-static void holder_released_after_the_others_are_calm(void **state) {
-        struct policy_params p = params();
-        struct policy_holder_state s = { 0 };
-        struct policy_holder_cg cg[2] = { { .share = 10, .stall = 5 }, { .share = 85, .stall = 40 } };
-        unsigned pick = 99;
-
-        assert_int_equal(holder(&p, &s, 0, 95, cg, 2, &pick), HOLDER_PICK);
-        cg[1].picked = true;
-        cg[0].stall = 1; /* below LowPercent (2) */
-        for (int t = 5; t <= 30; t += 5)
-                assert_int_equal(holder(&p, &s, t, 60, cg, 2, &pick), HOLDER_KEEP); /* 25 s of 30 at 30 */
-        cg[0].stall = 2;
-        assert_int_equal(holder(&p, &s, 35, 60, cg, 2, &pick), HOLDER_KEEP);
-        cg[0].stall = 0;
-        for (int t = 40; t <= 65; t += 5)
-                assert_int_equal(holder(&p, &s, t, 60, cg, 2, &pick), HOLDER_KEEP);
-        assert_int_equal(holder(&p, &s, 69, 60, cg, 2, &pick), HOLDER_KEEP); /* 29 s */
-        /* the picked one's own stalls are no reason to keep it */
-        cg[1].stall = 90;
-        assert_int_equal(holder(&p, &s, 70, 60, cg, 2, &pick), HOLDER_RELEASE);
-        assert_false(s.have);
-        cg[1].picked = false;
-        cg[0].stall = 50;
-        assert_int_equal(holder(&p, &s, 73, 95, cg, 2, &pick), HOLDER_KEEP); /* 3 s after the release */
-        assert_int_equal(holder(&p, &s, 80, 95, cg, 2, &pick), HOLDER_PICK);
-}
-
-/* Calm is what the readings saw: after a gap longer than avg10's window and
- * a sample interval (a wake from idle by a PSI trigger, with avg10 still
- * lagging the stall that woke the daemon) the count starts again; a gap of
- * exactly that does not. */
-static void holder_calm_needs_readings_without_gaps(void **state) {
-        struct policy_params p = params();
-        struct policy_holder_state s = { 0 };
-        struct policy_holder_cg cg[2] = { { .share = 10, .stall = 5 }, { .share = 85, .stall = 40, .picked = true } };
-        unsigned pick = 99;
-        double window = (double) (POLICY_HOLDER_GAP_USEC + p.sample_usec) / USEC_PER_SEC; /* 11 s */
-
-        assert_int_equal(holder(&p, &s, 0, 95, cg, 2, &pick), HOLDER_PICK);
-        cg[0].stall = 0;
-        assert_int_equal(holder(&p, &s, 5, 60, cg, 2, &pick), HOLDER_KEEP); /* calm from 5 */
-        assert_int_equal(holder(&p, &s, 60, 60, cg, 2, &pick), HOLDER_KEEP); /* 55 s unseen: from 60 */
-        for (double t = 60 + window; t < 90; t += window)
-                assert_int_equal(holder(&p, &s, t, 60, cg, 2, &pick), HOLDER_KEEP);
-        assert_int_equal(holder(&p, &s, 90, 60, cg, 2, &pick), HOLDER_RELEASE); /* 30 s seen */
-}
-
-/* The picked one went: a pick afresh, after MinDwellSec. */
-static void holder_forgotten_when_gone(void **state) {
-        struct policy_params p = params();
-        struct policy_holder_state s = { 0 };
-        struct policy_holder_cg cg[2] = { { .share = 10, .stall = 5 }, { .share = 85, .stall = 40 } };
-        unsigned pick = 99;
-
-        assert_int_equal(holder(&p, &s, 0, 95, cg, 2, &pick), HOLDER_PICK);
-        policy_holder_forget(&s, S(20));
-        assert_false(s.have);
-        assert_int_equal(holder(&p, &s, 25, 95, cg, 2, &pick), HOLDER_KEEP);
-        assert_int_equal(holder(&p, &s, 30, 95, cg, 2, &pick), HOLDER_PICK);
-}
-
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(reasons_keep_their_numbers),
@@ -1424,12 +1289,6 @@ int main(void) {
                 cmocka_unit_test(batch_cap_follows_the_room),
                 cmocka_unit_test(batch_filling_is_watched),
                 cmocka_unit_test(wobble_at_the_fast_rate_is_no_fill_rate),
-                cmocka_unit_test(holder_capped_while_another_stalls),
-                cmocka_unit_test(holder_never_a_source_or_a_small_one),
-                cmocka_unit_test(holder_released_after_the_others_are_calm),
-                cmocka_unit_test(holder_calm_needs_readings_without_gaps),
-                cmocka_unit_test(holder_cap_keeps_sampling),
-                cmocka_unit_test(holder_forgotten_when_gone),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
