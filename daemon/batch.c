@@ -206,7 +206,6 @@ static void cap(struct batch_cg *c, const struct kernel *k, struct restore *rs, 
         c->capped = true;
         c->cap = d->cap_bytes;
         c->cap_at_max = d->cap_at_max;
-        c->cap_lent = d->cap_lent;
         snprintf(c->cap_text, sizeof(c->cap_text), "%s", d->cap_text);
 }
 
@@ -322,7 +321,7 @@ void batch_snapshot(const struct batch *b, struct snapshot *snap) {
                 snprintf(snap->batch[snap->n_batch].by, sizeof(snap->batch[0].by), "%s", c->by ? c->by : "");
                 if (c->capped) {
                         snprintf(snap->batch[snap->n_batch].cap_reason, sizeof(snap->batch[0].cap_reason), "%s",
-                                 c->cap_at_max ? "max-percent" : c->cap_lent ? "lent" : "others-share");
+                                 c->cap_at_max ? "max-percent" : "others-share");
                         snprintf(snap->batch[snap->n_batch].cap_text, sizeof(snap->batch[0].cap_text), "%s",
                                  c->cap_text);
                 }

@@ -22,7 +22,6 @@ struct batch_cg {
         bool written;           /* ... and was written for real: restore it */
         uint64_t cap;           /* bytes, as written */
         bool cap_at_max;        /* ... at ZswapMaxPercent (else: the room the others leave) */
-        bool cap_lent;          /* ... above it, lent while the cgroups are calm ([Batch] LendWhenCalm) */
         char cap_text[128];     /* ... why, in words */
         bool followed;          /* a match of a pattern (cgroup-follow.c), not a fixed path */
         const char *by;         /* the rule that made it batch work: a BATCH_BY_* word */

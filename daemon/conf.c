@@ -58,7 +58,6 @@ static const struct key keys[] = {
         K("Batch", "Cgroups", T_CGROUPS, batch_cgroups, 0, 0, NULL),
         K("Batch", "ZswapMaxPercent", T_PERCENT, batch_zswap_max, 0, 100, NULL),
         K("Batch", "ShrinkerAtCap", T_BOOL, batch_shrinker_at_cap, 0, 0, NULL),
-        K("Batch", "LendWhenCalm", T_BOOL, batch_lend, 0, 0, NULL),
         K("Batch", "Units", T_UNITS, batch_units, 0, 0, NULL),
         K("Batch", "IdleCgroups", T_BOOL, batch_idle, 0, 0, NULL),
         K("Batch", "MaxCgroups", T_UINT, batch_max_cgroups, 1, BATCH_MAX_CGROUPS, NULL),
@@ -77,6 +76,9 @@ static const struct retired_key {
         { "Batch", "LargestHolder",
           "removed in 0.3.0: it cost batch work throughput for no measured gain, and let any cgroup's stall cap "
           "another" },
+        { "Batch", "LendWhenCalm",
+          "removed in 0.3.0: lending the batch cgroups the pool above ZswapMaxPercent won nothing measured, and "
+          "the pool stayed at the loan's size after it" },
 };
 
 static const char *const section_names[] = { "Daemon", "Pressure", "Pool", "Flips", "Batch", "Metrics", NULL };
@@ -113,7 +115,6 @@ void conf_defaults(struct conf *c) {
                 .admin_backoff_sec = CONF_INFINITY,
                 .batch_zswap_max = 50,
                 .batch_shrinker_at_cap = false,
-                .batch_lend = false,
                 .metrics_interval_sec = 15,
                 .batch_idle = true,
                 .batch_max_cgroups = CONF_MAX_MATCHES_DEFAULT,

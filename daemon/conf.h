@@ -62,7 +62,6 @@ struct conf {
         unsigned batch_max_cgroups; /* MaxCgroups: followed matches, at most */
         double batch_zswap_max;  /* percent of the pool limit */
         bool batch_shrinker_at_cap; /* rule (a2): the shrinker on while they store at their caps */
-        bool batch_lend;         /* LendWhenCalm: above ZswapMaxPercent while the cgroups are calm */
         /* [Metrics] */
         char metrics_dir[CONF_PATH_MAX]; /* "" = off */
         unsigned metrics_interval_sec;   /* rewritten at least this often, idle too */

@@ -35,6 +35,5 @@ void params_from_conf(const struct conf *c, struct policy_params *p) {
                 .batch = c->batch_cgroups.n > 0 || c->batch_units.n > 0 || c->batch_idle,
                 .batch_max = c->batch_zswap_max,
                 .batch_shrinker_at_cap = c->batch_shrinker_at_cap,
-                .batch_lend = c->batch_lend,
         };
 }

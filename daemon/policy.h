@@ -65,7 +65,6 @@ struct policy_params {
         bool batch;              /* there are batch cgroups ([Batch] Cgroups=) */
         double batch_max;        /* [Batch] ZswapMaxPercent */
         bool batch_shrinker_at_cap; /* [Batch] ShrinkerAtCap: rule (a2), REASON_BATCH_FULL */
-        bool batch_lend;         /* [Batch] LendWhenCalm: above batch_max while the cgroups are calm */
 };
 
 struct policy_sample {
@@ -75,7 +74,9 @@ struct policy_sample {
         double pressure;        /* percent of wall time stalled, max over sources */
         /* ... and over the cgroup sources alone ([Pressure] Cgroups=, Units=;
          * not the system's, which holds the batch cgroups' own stalls):
-         * cgroups_valid when there is one and it measured this interval */
+         * cgroups_valid when there is one and it measured this interval.
+         * Recorded (P lines, record.h); no rule reads it since [Batch]
+         * LendWhenCalm= went (0.3.0). */
         bool cgroups_valid;
         double cgroups_pressure;
         bool stores;            /* zswpout advanced since the last sample */
@@ -114,10 +115,6 @@ struct policy_state {
         struct policy_rate others_rate; /* of the pool without the batch cgroups */
         struct policy_rate batch_rate;  /* of the batch cgroups */
         double batch_cap;       /* the cap of each batch cgroup, percent of the limit; < 0 = none yet */
-        bool cgroups_calm;      /* the cgroup sources below the low mark ... */
-        uint64_t cgroups_calm_since; /* ... since then */
-        bool lending;           /* [Batch] LendWhenCalm: the caps may go above batch_max now */
-        bool handing_back;      /* lending ended: what was lent is asked back (handback.c) */
         policy_held held;
         bool have_last;
         uint64_t last_now;      /* the previous sample */
@@ -152,9 +149,6 @@ struct policy_decision {
         char cap_text[128];     /* ... and one for batch_cap */
         bool cap_at_max;        /* batch_cap is [Batch] ZswapMaxPercent (else: the room the rest of
                                  * the pool leaves) */
-        bool cap_lent;          /* batch_cap is above ZswapMaxPercent, lent ([Batch] LendWhenCalm) */
-        bool handback;          /* lending ended and the batch cgroups hold more than their caps:
-                                 * ask the kernel to write the rest back (handback.c) */
 };
 
 void policy_init(struct policy_state *s, knob_value current, knob_value baseline);

@@ -147,8 +147,7 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
         }
         head(f, "zswap_tuned_batch_cap_bytes", "gauge",
              "The memory.zswap.max written for each capped batch cgroup; reason: max-percent ([Batch] "
-             "ZswapMaxPercent=), others-share (the room the rest of the pool leaves) or lent (that room, above "
-             "ZswapMaxPercent=, while the cgroups are calm: [Batch] LendWhenCalm=).");
+             "ZswapMaxPercent=) or others-share (the room the rest of the pool leaves).");
         for (unsigned i = 0; i < s->n_batch; i++)
                 if (s->batch[i].capped) {
                         fputs("zswap_tuned_batch_cap_bytes{cgroup=\"", f);

@@ -85,7 +85,6 @@ static void assert_conf_equal(const struct conf *a, const struct conf *b) {
         assert_list_equal(&a->batch_cgroups, &b->batch_cgroups);
         assert_true(a->batch_zswap_max == b->batch_zswap_max);
         assert_int_equal(a->batch_shrinker_at_cap, b->batch_shrinker_at_cap);
-        assert_int_equal(a->batch_lend, b->batch_lend);
         assert_int_equal(a->pool_shrinker, b->pool_shrinker);
 }
 
@@ -102,7 +101,7 @@ static void missing_file_gives_defaults(void **state) {
                                           "[Pool]\nShrinkerNearLimit=yes\nHighPercent=95\nLowPercent=90\nWatchPercent=1\nReleasePercent=92\nSampleMs=50\n"
                                           "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
                                           "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
-                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=yes\nLendWhenCalm=yes\nUnits=backup@*.service\n"
+                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=yes\nUnits=backup@*.service\n"
                                           "IdleCgroups=no\nMaxCgroups=3\n"
                                           "[Metrics]\nTextfileDirectory=/var/lib/x\nIntervalSec=30\n",
                                           err, sizeof(err)),
@@ -795,12 +794,12 @@ static void removed_keys_are_said_and_ignored(void **state) {
         struct said said = { 0 };
         struct conf c, d;
 
-        tu_write(dir, "/zswap-tuned.conf", "[Batch]\nZswapMaxPercent=40\nLargestHolder=yes\n");
+        tu_write(dir, "/zswap-tuned.conf", "[Batch]\nZswapMaxPercent=40\nLargestHolder=yes\nLendWhenCalm=yes\n");
         tu_write(dir, "/zswap-tuned.conf.d/10-old.conf", "# kept from 0.2\n[Batch]\nLargestHolder=no\n");
         log_set_hook(catch_log, &said);
         assert_int_equal(load(dir, &c, err, sizeof(err)), 0);
         log_set_hook(NULL, NULL);
-        assert_int_equal(said.n, 2);
+        assert_int_equal(said.n, 3);
         snprintf(path, sizeof(path), "%s/zswap-tuned.conf", dir);
         snprintf(want, sizeof(want), "%s:3: LargestHolder= is no longer supported (removed in 0.3.0: it cost batch "
                  "work throughput for no measured gain, and let any cgroup's stall cap another); ignoring it", path);
@@ -809,8 +808,13 @@ static void removed_keys_are_said_and_ignored(void **state) {
         snprintf(want, sizeof(want), "CONFIG_FILE=%s", path);
         assert_string_equal(said.field[0][0], want);
         assert_string_equal(said.field[0][1], "CONFIG_LINE=3");
+        snprintf(want, sizeof(want), "%s:4: LendWhenCalm= is no longer supported (removed in 0.3.0: lending the "
+                 "batch cgroups the pool above ZswapMaxPercent won nothing measured, and the pool stayed at the "
+                 "loan's size after it); ignoring it", path);
+        assert_string_equal(said.msg[1], want);
+        assert_int_equal(said.prio[1], LOG_WARNING);
         snprintf(want, sizeof(want), "%s.d/10-old.conf:3: LargestHolder= is no longer supported", path);
-        assert_true(strncmp(said.msg[1], want, strlen(want)) == 0);
+        assert_true(strncmp(said.msg[2], want, strlen(want)) == 0);
         /* nothing else changed: the defaults but for ZswapMaxPercent */
         conf_defaults(&d);
         d.batch_zswap_max = 40;

@@ -1094,109 +1094,6 @@ static void batch_cap_follows_the_room(void **state) {
         assert_string_equal(d.cap_text, "what the rest of the pool (20%) leaves below 70%");
 }
 
-/* One sample with the system's pressure (the batch's own stalls) and the
- * cgroup sources' pressure apart: one batch cgroup, stores. */
-static struct policy_decision step_lend(const struct policy_params *p, struct policy_state *s, double t,
-                                        double pressure, bool cgroups_valid, double cgroups, double pool,
-                                        double batch) {
-        struct policy_sample in = { .now = S(t), .pressure_valid = true, .pressure = pressure,
-                                    .cgroups_valid = cgroups_valid, .cgroups_pressure = cgroups,
-                                    .stores = true, .pool = pool, .batch = batch, .n_batch = 1,
-                                    .triggers_armed = true };
-        struct policy_decision d;
-
-        policy_decide(p, s, &in, &d);
-        return d;
-}
-
-/* [Batch] LendWhenCalm=yes: above ZswapMaxPercent once the cgroups have
- * been calm for the hold time, whatever the system's pressure; back at the
- * first sample one of them stalls, or none measures. */
-static void batch_lent_while_the_cgroups_are_calm(void **state) {
-        struct policy_params p = params();
-        struct policy_state s;
-        struct policy_decision d;
-
-        p.batch = true, p.batch_max = 50, p.batch_lend = true;
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        /* the batch stalls (system 12 %), the service is calm: not yet */
-        d = step_lend(&p, &s, 100, 12, true, 0.5, 40, 35);
-        assert_int_equal(d.mode, MODE_THROUGHPUT);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        assert_true(d.cap_at_max);
-        assert_false(s.lending);
-        d = step_lend(&p, &s, 129, 12, true, 0.5, 40, 35);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        /* calm for HoldSec: the room the rest (5 %) leaves below LowPercent */
-        d = step_lend(&p, &s, 130, 12, true, 0.5, 40, 35);
-        assert_true(s.lending);
-        assert_float_equal(d.batch_cap, 65, 1e-9);
-        assert_false(d.cap_at_max);
-        assert_string_equal(d.cap_text,
-                            "what the rest of the pool (5%) leaves below 70%, lent while the cgroups are calm");
-        assert_false(d.handback);
-        /* the pool could not be sampled long enough for a pressure figure:
-         * as before */
-        {
-                struct policy_sample in = { .now = S(131), .pressure_valid = false, .cgroups_valid = true,
-                                            .cgroups_pressure = 50, .stores = true, .pool = 60, .batch = 55,
-                                            .n_batch = 1, .triggers_armed = true };
-                policy_decide(&p, &s, &in, &d);
-                assert_true(s.lending);
-                assert_float_equal(d.batch_cap, 65, 1e-9);
-        }
-        /* one cgroup at the low mark: ZswapMaxPercent at once, and the 5 %
-         * the batch holds above it asked back */
-        d = step_lend(&p, &s, 132, 12, true, 2, 60, 55);
-        assert_false(s.lending);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        assert_true(d.cap_at_max);
-        assert_true(d.handback);
-        /* calm again: the hold starts again; asked back until lent again */
-        d = step_lend(&p, &s, 133, 12, true, 0, 60, 55);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        assert_true(d.handback);
-        d = step_lend(&p, &s, 162, 12, true, 0, 60, 55);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        assert_true(d.handback);
-        d = step_lend(&p, &s, 163, 12, true, 0, 60, 55);
-        assert_true(s.lending);
-        assert_float_equal(d.batch_cap, 65, 1e-9);
-        assert_false(d.handback);
-        /* no cgroup measured: nothing to lend against */
-        d = step_lend(&p, &s, 164, 12, false, 0, 60, 55);
-        assert_false(s.lending);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        assert_true(d.handback);
-        /* the rest of the pool grows: the lent cap shrinks with it, and
-         * never below what ZswapMaxPercent alone would give */
-        for (int t = 165; t <= 195; t++)
-                d = step_lend(&p, &s, t, 12, true, 0, 60, 55);
-        assert_float_equal(d.batch_cap, 65, 1e-9);
-        d = step_lend(&p, &s, 196, 12, true, 0, 60, 45);
-        assert_float_equal(d.batch_cap, 55, 1e-9);
-        d = step_lend(&p, &s, 197, 12, true, 0, 60, 30);
-        assert_float_equal(d.batch_cap, 40, 1e-9);
-        assert_false(d.cap_at_max);
-        assert_string_equal(d.cap_text, "what the rest of the pool (30%) leaves below 70%");
-        /* a stall ends the loan with the batch within its cap: nothing to
-         * ask back, and nothing later either */
-        d = step_lend(&p, &s, 198, 12, true, 3, 60, 30);
-        assert_false(s.lending);
-        assert_false(d.handback);
-        d = step_lend(&p, &s, 199, 12, true, 3, 80, 50);
-        assert_false(d.handback);
-
-        /* LendWhenCalm=no: never above ZswapMaxPercent */
-        p.batch_lend = false;
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        for (int t = 100; t <= 200; t += 10) {
-                d = step_lend(&p, &s, t, 12, true, 0, 40, 35);
-                assert_false(s.lending);
-                assert_float_equal(d.batch_cap, 50, 1e-9);
-        }
-}
-
 static void batch_filling_is_watched(void **state) {
         struct policy_params p = params();
         struct policy_state s;
@@ -1285,7 +1182,6 @@ int main(void) {
                 cmocka_unit_test(batch_at_its_cap_turns_the_shrinker_on),
                 cmocka_unit_test(batch_at_its_cap_holds_protection),
                 cmocka_unit_test(batch_at_its_cap_without_shrinker_at_cap),
-                cmocka_unit_test(batch_lent_while_the_cgroups_are_calm),
                 cmocka_unit_test(batch_cap_follows_the_room),
                 cmocka_unit_test(batch_filling_is_watched),
                 cmocka_unit_test(wobble_at_the_fast_rate_is_no_fill_rate),

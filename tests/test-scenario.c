@@ -619,97 +619,6 @@ static void batch_filling_the_pool_is_capped_not_protected(void **state) {
         assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
 }
 
-/* [Batch] LendWhenCalm=yes: the batch job stalls (the system's pressure)
- * while the service's cgroup is calm; after HoldSec the cap goes above
- * ZswapMaxPercent to the room the rest of the pool leaves, and back at the
- * first sample the service stalls, with the batch 5 % of the limit above
- * it. stat: the batch cgroup's memory.stat; extra: more configuration;
- * calm_batch: the batch job does not stall (it may be a pressure source). */
-static void batch_uses(struct fake *f, double pct, bool calm_batch) {
-        batch_use(f, pct);
-        if (calm_batch)
-                tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.pressure", "some total=0\nfull total=0\n");
-}
-
-static void lend_then_stall(struct fake *f, const char *stat, const char *extra, bool calm_batch) {
-        char conf[512];
-
-        with_batch_slice(f);
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.stat", "%s", stat);
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.reclaim", "%s", "");
-        tu_write(f->root, "/sys/fs/cgroup/app.slice/memory.pressure", "some total=0\nfull total=0\n");
-        snprintf(conf, sizeof(conf), QUICK "[Pressure]\nCgroups=app.slice\n[Batch]\nCgroups=batch.slice\n"
-                                           "LendWhenCalm=yes\n%s", extra);
-        assert_int_equal(start(f, conf), 0);
-        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 50));
-        for (int t = 1; t <= 5; t++) {
-                batch_uses(f, 35, calm_batch);
-                at(f, t, 30, 500, 45);
-                assert_int_equal(f->m.steer.policy.mode, MODE_THROUGHPUT);
-                assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 50));
-        }
-        /* calm for HoldSec: the room the rest (10 %) leaves below LowPercent */
-        batch_uses(f, 35, calm_batch);
-        at(f, 6, 30, 500, 45);
-        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
-        assert_logged(f, "Moved the zswap cap of batch.slice to 117.2 MiB (60% of the pool limit): what the rest of "
-                         "the pool (10%) leaves below 70%, lent while the cgroups are calm");
-        assert_true(f->m.batch.cg[0].cap_lent);
-        /* the batch fills its loan; the service stalls (30 % of a second):
-         * ZswapMaxPercent at once */
-        tu_write(f->root, "/sys/fs/cgroup/app.slice/memory.pressure", "some total=300000\nfull total=0\n");
-        batch_uses(f, 55, calm_batch);
-        at(f, 7, 30, 500, 65);
-        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 50));
-        assert_false(f->m.batch.cg[0].cap_lent);
-}
-
-static const char *reclaim_of_batch(struct fake *f) {
-        static char buf[64];
-        return tu_read(f->root, "/sys/fs/cgroup/batch.slice/memory.reclaim", buf, sizeof(buf));
-}
-
-/* ... and a kernel that writes back on request is asked for the 5 % above
- * the cap (10,240,000 bytes), less than a second's HANDBACK_BYTES_PER_SEC */
-static void batch_lent_and_handed_back(void **state) {
-        struct fake *f = *state;
-
-        lend_then_stall(f, "anon 0\nzswpwb 0\nzswpwb_proactive_b 0\n", "", false);
-        assert_string_equal(reclaim_of_batch(f), "10240000 zswap_writeback_only");
-        assert_logged(f, "Batch: Asking the kernel to write back what batch.slice holds above its cap (9.8 MiB), "
-                         "at most 16.0 MiB a second");
-        /* it did: within the cap, the asking stops */
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.reclaim", "%s", "");
-        batch_use(f, 45);
-        at(f, 8, 30, 500, 55);
-        assert_string_equal(reclaim_of_batch(f), "");
-        assert_logged(f, "Batch: the room lent to batch work is back (9.8 MiB asked back since start)");
-        /* restored on exit as any cap */
-        assert_int_equal(manager_restore(&f->m), 0);
-        assert_string_equal(zswap_max(f), "max");
-}
-
-/* ... a kernel that cannot is said so once and not written to */
-static void batch_lent_without_handback(void **state) {
-        struct fake *f = *state;
-
-        lend_then_stall(f, "anon 0\nzswpwb 0\n", "", false);
-        assert_string_equal(reclaim_of_batch(f), "");
-        batch_use(f, 55);
-        at(f, 8, 30, 500, 65);
-        assert_string_equal(reclaim_of_batch(f), "");
-        assert_int_equal(count_logged(f, "this kernel cannot write back a cgroup's zswap entries on request"), 1);
-}
-
-/* ... and a batch cgroup that is also a pressure source is never asked */
-static void batch_handback_never_of_a_pressure_source(void **state) {
-        struct fake *f = *state;
-
-        lend_then_stall(f, "anon 0\nzswpwb_proactive_b 0\n", "[Pressure]\nCgroups=app.slice batch.slice\n", true);
-        assert_true(f->m.steer.policy.handing_back);
-        assert_string_equal(reclaim_of_batch(f), "");
-}
-
 /* With ShrinkerAtCap=yes, once the job stores at its cap the shrinker turns
  * on to write its cold entries back (reason batch-full), and goes back to
  * the baseline after it exits. */
@@ -1468,9 +1377,6 @@ int main(void) {
                 T(batch_cgroup_capped_from_the_start),
                 T(batch_filling_the_pool_is_capped_not_protected),
                 T(batch_at_its_cap_with_shrinker_at_cap),
-                T(batch_lent_and_handed_back),
-                T(batch_lent_without_handback),
-                T(batch_handback_never_of_a_pressure_source),
                 T(batch_cap_survives_sigkill),
                 T(batch_without_v2_is_said_once),
                 T(batch_dry_run_writes_nothing),
