@@ -64,6 +64,10 @@ bool policy_cap_needs_write(bool capped, uint64_t current, uint64_t wanted) {
         return !capped || (wanted > current ? wanted - current : current - wanted) > current / 100;
 }
 
+uint64_t policy_cap_within(uint64_t wanted, uint64_t ceiling) {
+        return wanted < ceiling ? wanted : ceiling;
+}
+
 static knob_value mode_knob(const struct policy_state *s, policy_mode m) {
         switch (m) {
         case MODE_THROUGHPUT:

@@ -185,6 +185,11 @@ void policy_cap_newcomer(const struct policy_decision *last, unsigned capped, ui
 /* Is a cap of `wanted` bytes worth writing over `current`? Not for rounding
  * noise: the cap moves in steps and the limit with memory hot-plug. */
 bool policy_cap_needs_write(bool capped, uint64_t current, uint64_t wanted);
+/* A cap never loosens a limit already set: wanted, at most ceiling (the
+ * cgroup's memory.zswap.max before the daemon wrote it; UINT64_MAX for
+ * "max"). A result equal to the ceiling is not written at all while
+ * the limit is still the admin's (batch.c). */
+uint64_t policy_cap_within(uint64_t wanted, uint64_t ceiling);
 
 /* policy-describe.c: the one-line reason for d (d->text). */
 void policy_describe(const struct policy_params *p, const struct policy_sample *in,

@@ -147,7 +147,8 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
         }
         head(f, "zswap_tuned_batch_cap_bytes", "gauge",
              "The memory.zswap.max written for each capped batch cgroup; reason: max-percent ([Batch] "
-             "ZswapMaxPercent=) or others-share (the room the rest of the pool leaves).");
+             "ZswapMaxPercent=), others-share (the room the rest of the pool leaves) or own-limit (the cgroup's "
+             "memory.zswap.max from before, lower: a cap never loosens it).");
         for (unsigned i = 0; i < s->n_batch; i++)
                 if (s->batch[i].capped) {
                         fputs("zswap_tuned_batch_cap_bytes{cgroup=\"", f);

@@ -706,6 +706,17 @@ static void cap_bytes_whole_pages_or_none(void **state) {
         assert_true(policy_cap_needs_write(true, 0, 4096));
 }
 
+/* A cap never loosens a limit already set (issue 48): at most the
+ * cgroup's memory.zswap.max from before the daemon wrote it. */
+static void cap_never_above_the_limit_from_before(void **state) {
+        assert_int_equal(policy_cap_within(102400000, UINT64_MAX), 102400000); /* "max": no limit */
+        assert_int_equal(policy_cap_within(102400000, 0), 0);                  /* "0" stays 0 */
+        assert_int_equal(policy_cap_within(102400000, 4096000), 4096000);
+        assert_int_equal(policy_cap_within(2048000, 4096000), 2048000);        /* below it: the cap */
+        assert_int_equal(policy_cap_within(4096000, 4096000), 4096000);
+        assert_int_equal(policy_cap_within(0, 4096000), 0);
+}
+
 static void prediction_lets_go_only_well_clear(void **state) {
         struct policy_params p = params();
         struct policy_state s;
@@ -1139,6 +1150,7 @@ static void wobble_at_the_fast_rate_is_no_fill_rate(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(cap_never_above_the_limit_from_before),
                 cmocka_unit_test(reasons_keep_their_numbers),
                 cmocka_unit_test(start_goes_to_the_baseline),
                 cmocka_unit_test(newcomer_gets_its_share),

@@ -573,6 +573,48 @@ static void batch_cgroup_capped_from_the_start(void **state) {
         assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
 }
 
+/* A cap never loosens a limit already set (issue 48): batch.slice holds a
+ * limit of its own (60 % of the pool limit) before the daemon starts. The
+ * idle cap (67.5 %) would loosen it: left alone, nothing saved. Under
+ * pressure the cap (58 %) is below it: saved first, then written. Calm
+ * again, the cap would be 65.5 %: the limit is written, never more. On
+ * exit the limit is what is put back. */
+static void batch_cap_never_above_its_own_limit(void **state) {
+        struct fake *f = *state;
+        char limit[32];
+        struct saved sv;
+
+        with_batch_slice(f);
+        snprintf(limit, sizeof(limit), "%s", cap_bytes(LIMIT_KB, 60));
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "%s\n", limit);
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\nZswapMaxPercent=70\n"), 0);
+        assert_string_equal(zswap_max(f), limit);
+        assert_int_equal(count_logged(f, "a limit the daemon did not write; leaving it there"), 1);
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
+        at(f, 1, 0, 0, 12);
+        assert_string_equal(zswap_max(f), limit);
+        assert_int_equal(count_logged(f, "a limit the daemon did not write; leaving it there"), 1); /* once */
+
+        at(f, 2, 30, 500, 12);
+        at(f, 3, 30, 500, 12);
+        assert_int_equal(f->m.steer.policy.mode, MODE_THROUGHPUT);
+        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 58));
+        assert_int_equal(tu_savefile_read(f->state, &sv), 0);
+        assert_int_equal(sv.n_caps, 1);
+        assert_string_equal(sv.caps[0].value, limit);
+
+        at(f, 4, 0, 0, 12);
+        at(f, 10, 0, 0, 12);
+        assert_int_equal(f->m.steer.policy.mode, MODE_IDLE);
+        assert_true(f->m.steer.policy.batch_cap > 60); /* 65.5 % decided ... */
+        assert_string_equal(zswap_max(f), limit);     /* ... the limit written */
+        assert_logged(f, "its own limit from before, below the cap decided");
+
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(zswap_max(f), limit);
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
+}
+
 /* A batch job fills the pool with no pressure anywhere, up to its cap: the
  * cap keeps the pool below the mark where the shrinker would turn on, and
  * since the cap bounds it, its growth is no reason to predict a full pool
@@ -1375,6 +1417,7 @@ int main(void) {
                 T(reload_applies_or_keeps),
                 T(unreadable_pool_decides_nothing),
                 T(batch_cgroup_capped_from_the_start),
+                T(batch_cap_never_above_its_own_limit),
                 T(batch_filling_the_pool_is_capped_not_protected),
                 T(batch_at_its_cap_with_shrinker_at_cap),
                 T(batch_cap_survives_sigkill),
