@@ -47,9 +47,10 @@ void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double sta
                 keep(a->stalling, &a->n_stalling, &c, stall_of);
 }
 
-bool advice_read_cgroup(const struct kernel *k, const char *dir, bool recent, uint64_t *zswap, double *stall) {
+/* One cgroup's figures (dir: "/sys/fs/cgroup/...", below the root prefix):
+ * its zswap (memory.stat) and its "some" avg300 stall; 0 where unreadable. */
+static void read_cgroup(const struct kernel *k, const char *dir, uint64_t *zswap, double *stall) {
         char path[4096], buf[8192];
-        bool there;
 
         *zswap = 0;
         *stall = 0;
@@ -57,10 +58,8 @@ bool advice_read_cgroup(const struct kernel *k, const char *dir, bool recent, ui
         if (kernel_read(k, path, buf, sizeof(buf)) > 0)
                 (void) parse_stat_field(buf, "zswap", zswap);
         snprintf(path, sizeof(path), "%s/memory.pressure", dir);
-        there = kernel_read(k, path, buf, sizeof(buf)) > 0;
-        if (there && (recent ? parse_psi_avg10 : parse_psi_avg300)(buf, PSI_SOME, stall) < 0)
+        if (kernel_read(k, path, buf, sizeof(buf)) > 0 && parse_psi_avg300(buf, PSI_SOME, stall) < 0)
                 *stall = 0;
-        return there;
 }
 
 /* A child cgroup: a subdirectory, not a hidden name. */
@@ -70,8 +69,7 @@ static bool is_cgroup_dir(DIR *d, const struct dirent *e) {
 
 /* dir: a cgroup's directory below the root prefix; rel: its name below the
  * mount ("" for the root cgroup, which is never advised). */
-static void scan(const struct kernel *k, const char *dir, const char *rel, unsigned depth, bool recent,
-                 struct advice *a) {
+static void scan(const struct kernel *k, const char *dir, const char *rel, unsigned depth, struct advice *a) {
         char path[4096];
         bool leaf = true;
         struct dirent *e;
@@ -88,7 +86,7 @@ static void scan(const struct kernel *k, const char *dir, const char *rel, unsig
                     (size_t) snprintf(child_rel, sizeof(child_rel), "%s%s%s", rel, *rel ? "/" : "", e->d_name) >=
                             sizeof(child_rel))
                         continue;
-                scan(k, child, child_rel, depth - 1, recent, a);
+                scan(k, child, child_rel, depth - 1, a);
         }
         closedir(d);
         if (!leaf || !*rel)
@@ -96,15 +94,15 @@ static void scan(const struct kernel *k, const char *dir, const char *rel, unsig
         uint64_t zswap;
         double stall;
         a->scanned++;
-        (void) advice_read_cgroup(k, dir, recent, &zswap, &stall);
+        read_cgroup(k, dir, &zswap, &stall);
         advice_add(a, rel, zswap, stall);
 }
 
-int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, bool recent, struct advice *a) {
+int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, struct advice *a) {
         *a = (struct advice) { .limit_bytes = limit_bytes };
         if (!kernel_exists(k, CGROUP_ROOT "/cgroup.controllers"))
                 return -ENOENT; /* no cgroup v2 */
-        scan(k, CGROUP_ROOT, "", depth, recent, a);
+        scan(k, CGROUP_ROOT, "", depth, a);
         return 0;
 }
 

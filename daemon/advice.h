@@ -24,7 +24,7 @@
 struct advice_cg {
         char cgroup[CONF_CGROUP_NAME_MAX + 1]; /* below the cgroup2 mount */
         uint64_t zswap;         /* bytes */
-        double stall;           /* percent, "some" avg300 (avg10 in a recent scan) */
+        double stall;           /* percent, "some" avg300 */
 };
 
 struct advice {
@@ -36,14 +36,8 @@ struct advice {
 
 /* Rank one cgroup in (pure): a holder by zswap, a staller by stall. */
 void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double stall);
-/* One cgroup's figures (dir: "/sys/fs/cgroup/...", below the root prefix):
- * its zswap (memory.stat) and its "some" stall, avg10 when recent, else
- * avg300; 0 where unreadable. False when memory.pressure cannot be read
- * (the cgroup is gone). */
-bool advice_read_cgroup(const struct kernel *k, const char *dir, bool recent, uint64_t *zswap, double *stall);
-/* Every leaf cgroup below the cgroup2 mount, at most depth levels down;
- * recent: stall is the "some" avg10 (what stalls now: holder.c), not avg300. */
-int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, bool recent, struct advice *a);
+/* Every leaf cgroup below the cgroup2 mount, at most depth levels down. */
+int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, struct advice *a);
 /* The lines that would protect the stalling from the holders ("" when
  * there is nothing to say): [Batch] Cgroups= and [Pressure] Cgroups=. */
 void advice_config(const struct advice *a, char *buf, size_t size);

@@ -45,11 +45,11 @@ void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list
 
 /* The cgroup was removed while capped: nothing to restore there any more. */
 static void forget(struct batch_cg *c, struct restore *rs) {
-        if (c->capped && !c->followed) /* a followed one: batch_follow_remove() says it */
+        if (c->capped && !c->at_ceiling && !c->followed) /* a followed one: batch_follow_remove() says it */
                 log_info("Batch: %s is gone; forgetting its cap", c->path);
-        c->cap_forgotten = c->capped || c->cap_forgotten;
+        c->cap_forgotten = (c->capped && !c->at_ceiling) || c->cap_forgotten;
         restore_forget_cap(rs, c->path);
-        c->capped = c->written = false;
+        c->capped = c->written = c->at_ceiling = false;
         c->missing = true;
         c->failures = 0;
 }
@@ -93,9 +93,9 @@ static int uncap(struct batch_cg *c, struct restore *rs) {
         int r;
 
         if (!c->written) {
-                if (c->capped)
+                if (c->capped && !c->at_ceiling) /* at its ceiling: nothing was (or would have been) written */
                         report_cap(LOG_NOTICE, c->spec, "original", true, "Lifted the zswap cap of %s", c->spec);
-                c->capped = false;
+                c->capped = c->at_ceiling = false;
                 return 0;
         }
         snprintf(orig, sizeof(orig), "%s", restore_saved_cap(rs, c->path) ?: "?");
@@ -124,10 +124,24 @@ int batch_uncap_all(struct batch *b, struct restore *rs) {
         return ret;
 }
 
-/* Before the first cap: is it there, and what does it hold? Saved first. */
-static bool prepare(struct batch_cg *c, const struct kernel *k, struct restore *rs, bool dry_run) {
-        char orig[32];
-        ssize_t n = kernel_read(k, c->path, orig, sizeof(orig));
+/* What a memory.zswap.max holds, as a ceiling in bytes ("max": none). */
+static bool parse_ceiling(const char *value, uint64_t *ceiling) {
+        if (strcmp(value, "max") == 0) {
+                *ceiling = UINT64_MAX;
+                return true;
+        }
+        return parse_u64(value, ceiling) == 0;
+}
+
+/* Before a write of ours is there: is the cgroup there, and what is its
+ * limit (the admin's: systemd's MemoryZSwapMax=, a set-property, a write
+ * by hand)? That is the ceiling of every cap, and orig (its text) what is
+ * saved before the first write. Where an instance that died left its own cap
+ * (not put back: still saved), the saved original is the limit. */
+static bool read_ceiling(struct batch_cg *c, const struct kernel *k, const struct restore *rs, char *orig,
+                         size_t size) {
+        const char *saved = restore_saved_cap(rs, c->path);
+        ssize_t n = kernel_read(k, c->path, orig, size);
 
         if (n <= 0 || !cap_value_valid(strstrip(orig))) {
                 if (!c->missing)
@@ -139,16 +153,21 @@ static bool prepare(struct batch_cg *c, const struct kernel *k, struct restore *
         if (c->missing)
                 log_info("Batch: %s is there now", c->path);
         c->missing = false;
-        /* fail closed: no cap whose original is not on the disk */
-        if (!dry_run && restore_save_cap(rs, c->path, orig) < 0)
-                return false; /* said by restore.c; tried again at the next sample */
+        if (saved && cap_value_valid(saved))
+                snprintf(orig, size, "%s", saved);
+        if (!parse_ceiling(orig, &c->ceiling)) /* a number beyond 64 bits: no limit */
+                c->ceiling = UINT64_MAX;
         return true;
 }
 
 /* Another writer replaced the cap we wrote: systemd writes a unit's
  * MemoryZSwapMax= ("max" unless set) right after it creates the unit's
- * cgroup, which can be after we capped it (systemd 253 and later). */
-static bool cap_overwritten(struct batch_cg *c, const struct kernel *k) {
+ * cgroup, which can be after we capped it (systemd 253 and later), and
+ * "systemctl set-property" writes it at any time. What they wrote is the
+ * admin's limit from now on: our write and its saved original are
+ * forgotten (the file holds the admin's value, nothing to put back), and
+ * the next cap starts from it as from a cgroup never capped. */
+static bool cap_overwritten(struct batch_cg *c, const struct kernel *k, struct restore *rs) {
         uint64_t v;
         char buf[32];
         ssize_t n = kernel_read(k, c->path, buf, sizeof(buf));
@@ -159,24 +178,56 @@ static bool cap_overwritten(struct batch_cg *c, const struct kernel *k) {
         if (parse_u64(buf, &v) == 0 && (v > c->cap ? v - c->cap : c->cap - v) < page_size())
                 return false;
         if (!c->overwritten_said)
-                log_notice("Batch: %s holds %s, not our cap (systemd's MemoryZSwapMax=, or another writer); "
-                           "writing the cap again (said once)", c->path, buf);
+                log_notice("Batch: %s holds %s, not our cap (systemd's MemoryZSwapMax=, or another writer): that is "
+                           "its limit from now on, kept on exit, and the cap stays at or below it (said once)",
+                           c->path, buf);
         c->overwritten_said = true;
+        restore_forget_cap(rs, c->path);
+        c->capped = c->written = false;
         return true;
+}
+
+/* The cap would be at or above the cgroup's own limit: that limit stays as
+ * it is, nothing written or saved (a cap never loosens a limit already set:
+ * "0" stays 0). Said once for each limit. */
+static void hold_ceiling(struct batch_cg *c, const struct policy_decision *d) {
+        char human[32];
+
+        if (!(c->capped && c->at_ceiling && c->cap == c->ceiling))
+                log_notice("Batch: %s holds %llu, a limit the daemon did not write; leaving it there, since the cap "
+                           "(%s, %.0f%% of the pool limit) would loosen it (a cap never loosens a limit already set)",
+                           c->path, (unsigned long long) c->ceiling, format_bytes(human, sizeof(human), d->cap_bytes),
+                           d->batch_cap);
+        c->capped = c->at_ceiling = true;
+        c->cap = c->ceiling;
+        c->cap_at_max = false;
+        c->cap_at_ceiling = true;
+        snprintf(c->cap_text, sizeof(c->cap_text), "its own memory.zswap.max, below the cap");
 }
 
 static void cap(struct batch_cg *c, const struct kernel *k, struct restore *rs, bool dry_run,
                 const struct policy_decision *d) {
         const char *fields[] = { "MESSAGE_ID=" MESSAGE_ID_WRITE_FAILED, NULL };
-        char val[32], human[32];
+        char orig[32] = "", val[32], human[32], text[sizeof(c->cap_text)];
+        uint64_t want;
+        double pct;
         int r;
 
-        if (c->capped && !policy_cap_needs_write(true, c->cap, d->cap_bytes) &&
-            (dry_run || !c->written || !cap_overwritten(c, k)))
+        if (c->written)
+                (void) cap_overwritten(c, k, rs); /* then as if never capped */
+        if ((!c->capped || c->at_ceiling) && !read_ceiling(c, k, rs, orig, sizeof(orig)))
                 return;
-        if (!c->capped && !prepare(c, k, rs, dry_run))
+        want = policy_cap_within(d->cap_bytes, c->ceiling);
+        if (!c->written && want >= c->ceiling) {
+                hold_ceiling(c, d);
                 return;
-        snprintf(val, sizeof(val), "%llu", (unsigned long long) d->cap_bytes);
+        }
+        if (c->capped && !c->at_ceiling && !policy_cap_needs_write(true, c->cap, want))
+                return;
+        /* fail closed: no cap whose original is not on the disk */
+        if (!c->written && !dry_run && restore_save_cap(rs, c->path, orig) < 0)
+                return; /* said by restore.c; tried again at the next sample */
+        snprintf(val, sizeof(val), "%llu", (unsigned long long) want);
         if (!dry_run) {
                 r = kernel_cap_write(k, c->path, val);
                 if (r == -ENOENT) {
@@ -194,20 +245,27 @@ static void cap(struct batch_cg *c, const struct kernel *k, struct restore *rs, 
                 c->failures = 0;
                 c->written = true;
         }
-        format_bytes(human, sizeof(human), d->cap_bytes);
-        if (!c->capped)
+        if (want < d->cap_bytes) /* want is the ceiling: a whole number of bytes */
+                snprintf(text, sizeof(text), "its own limit from before, below the cap decided (a cap never "
+                         "loosens a limit already set)");
+        else
+                snprintf(text, sizeof(text), "%s", d->cap_text);
+        format_bytes(human, sizeof(human), want);
+        pct = d->cap_bytes > 0 ? d->batch_cap * (double) want / (double) d->cap_bytes : d->batch_cap;
+        if (!c->capped || c->at_ceiling)
                 report_cap(LOG_NOTICE, c->spec, val, dry_run,
-                           "Capped the zswap use of %s at %s (%.0f%% of the pool limit): %s", c->spec, human,
-                           d->batch_cap, d->cap_text);
+                           "Capped the zswap use of %s at %s (%.0f%% of the pool limit): %s", c->spec, human, pct,
+                           text);
         else /* expected, as the rest of the pool grows and shrinks */
                 report_cap(LOG_INFO, c->spec, val, dry_run,
-                           "Moved the zswap cap of %s to %s (%.0f%% of the pool limit): %s", c->spec, human,
-                           d->batch_cap, d->cap_text);
+                           "Moved the zswap cap of %s to %s (%.0f%% of the pool limit): %s", c->spec, human, pct,
+                           text);
         c->capped = true;
-        c->cap = d->cap_bytes;
-        c->cap_at_max = d->cap_at_max;
-        c->cap_lent = d->cap_lent;
-        snprintf(c->cap_text, sizeof(c->cap_text), "%s", d->cap_text);
+        c->at_ceiling = false;
+        c->cap = want;
+        c->cap_at_max = d->cap_at_max && want == d->cap_bytes;
+        c->cap_at_ceiling = want < d->cap_bytes;
+        snprintf(c->cap_text, sizeof(c->cap_text), "%s", text);
 }
 
 void batch_apply(struct batch *b, const struct kernel *k, struct restore *rs, bool dry_run,
@@ -240,17 +298,6 @@ static const char *const *match_fields(struct match_fields *f, const struct batc
         return f->list;
 }
 
-bool batch_has(const struct batch *b, const struct kernel *k, const char *dir) {
-        char path[512];
-
-        if (kernel_cgroup_path(k, dir, "memory.zswap.max", path, sizeof(path)) < 0)
-                return false;
-        for (unsigned i = 0; i < b->n; i++)
-                if (strcmp(b->cg[i].path, path) == 0)
-                        return true;
-        return false;
-}
-
 int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir, const char *unit,
                      const char *by, const char *why) {
         struct match_fields mf;
@@ -266,8 +313,7 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
          * same memory.zswap.max (counted twice, they shared one cap out). */
         for (unsigned i = 0; valid && i < b->n; i++)
                 if (strcmp(b->cg[i].path, one.path) == 0) {
-                        /* a fixed path; or there already, and since a pattern or
-                         * its cpu.idle took it, it stays when LargestHolder= lets go */
+                        /* a fixed path; or there already by another rule */
                         if (b->cg[i].followed)
                                 b->cg[i].by = by;
                         return 0;
@@ -315,7 +361,7 @@ void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore
                         (void) uncap(c, rs); /* on failure it stays saved for --restore */
                 } else {
                         log_fields(LOG_INFO, match_fields(&mf, c), "Batch: %s is gone%s", dir,
-                                   c->capped || c->cap_forgotten ? "; forgetting its cap" : "");
+                                   (c->capped && !c->at_ceiling) || c->cap_forgotten ? "; forgetting its cap" : "");
                         restore_forget_cap(rs, c->path);
                 }
                 memmove(c, c + 1, (b->n - i - 1) * sizeof(*c));
@@ -334,7 +380,7 @@ void batch_snapshot(const struct batch *b, struct snapshot *snap) {
                 snprintf(snap->batch[snap->n_batch].by, sizeof(snap->batch[0].by), "%s", c->by ? c->by : "");
                 if (c->capped) {
                         snprintf(snap->batch[snap->n_batch].cap_reason, sizeof(snap->batch[0].cap_reason), "%s",
-                                 c->cap_at_max ? "max-percent" : c->cap_lent ? "lent" : "others-share");
+                                 c->cap_at_ceiling ? "own-limit" : c->cap_at_max ? "max-percent" : "others-share");
                         snprintf(snap->batch[snap->n_batch].cap_text, sizeof(snap->batch[0].cap_text), "%s",
                                  c->cap_text);
                 }

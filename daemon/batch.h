@@ -4,7 +4,15 @@
 /* Batch cgroups ([Batch] Cgroups=): their memory.zswap.max paths, the caps
  * written there and every write. Each original is saved (restore.c) before the
  * first cap, which is not written otherwise, and put back by
- * batch_uncap_all(). */
+ * batch_uncap_all().
+ *
+ * A cap never loosens a limit already set: the value a memory.zswap.max
+ * holds before our first write (the admin's: systemd's MemoryZSwapMax=, a
+ * set-property, a write by hand) is the ceiling of every cap written there
+ * ("max": none, "0" stays 0); a cap at or above it is not written at all.
+ * When another writer replaces our cap, their value is the new limit: what
+ * was saved is forgotten (their value stays on exit), and the next cap, if
+ * below it, saves it as the original first. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,9 +28,11 @@ struct batch_cg {
         char cur_path[512];     /* memory.zswap.current */
         bool capped;            /* a cap is in force (or would be, dry run) */
         bool written;           /* ... and was written for real: restore it */
+        bool at_ceiling;        /* ... or the cgroup's own limit is, ours not written */
+        uint64_t ceiling;       /* that limit (bytes; UINT64_MAX: "max"), read before our first write */
         uint64_t cap;           /* bytes, as written */
+        bool cap_at_ceiling;    /* ... at that limit, lower than the cap decided */
         bool cap_at_max;        /* ... at ZswapMaxPercent (else: the room the others leave) */
-        bool cap_lent;          /* ... above it, lent while the cgroups are calm ([Batch] LendWhenCalm) */
         char cap_text[128];     /* ... why, in words */
         bool followed;          /* a match of a pattern (cgroup-follow.c), not a fixed path */
         const char *by;         /* the rule that made it batch work: a BATCH_BY_* word */
@@ -38,7 +48,6 @@ struct batch_cg {
 #define BATCH_BY_CGROUPS "cgroups"              /* [Batch] Cgroups=, a path or a pattern */
 #define BATCH_BY_UNITS "units"                  /* [Batch] Units= */
 #define BATCH_BY_IDLE "idle-cgroups"            /* [Batch] IdleCgroups= */
-#define BATCH_BY_HOLDER "largest-holder"        /* [Batch] LargestHolder= */
 
 struct batch {
         struct batch_cg cg[BATCH_MAX_CGROUPS];
@@ -71,8 +80,6 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
  * journal line (UNIT= where known); a cap on one still there is lifted. */
 void batch_follow_remove(struct batch *b, const struct kernel *k, struct restore *rs, const char *dir,
                          const char *why);
-/* Is the cgroup (dir: "/sys/fs/cgroup/...") batch work already? */
-bool batch_has(const struct batch *b, const struct kernel *k, const char *dir);
 struct snapshot;
 /* Each batch cgroup: name, use, cap. */
 void batch_snapshot(const struct batch *b, struct snapshot *snap);

@@ -58,10 +58,8 @@ static const struct key keys[] = {
         K("Batch", "Cgroups", T_CGROUPS, batch_cgroups, 0, 0, NULL),
         K("Batch", "ZswapMaxPercent", T_PERCENT, batch_zswap_max, 0, 100, NULL),
         K("Batch", "ShrinkerAtCap", T_BOOL, batch_shrinker_at_cap, 0, 0, NULL),
-        K("Batch", "LendWhenCalm", T_BOOL, batch_lend, 0, 0, NULL),
         K("Batch", "Units", T_UNITS, batch_units, 0, 0, NULL),
         K("Batch", "IdleCgroups", T_BOOL, batch_idle, 0, 0, NULL),
-        K("Batch", "LargestHolder", T_BOOL, batch_largest, 0, 0, NULL),
         K("Batch", "MaxCgroups", T_UINT, batch_max_cgroups, 1, BATCH_MAX_CGROUPS, NULL),
         K("Metrics", "TextfileDirectory", T_DIR, metrics_dir, 0, 0, NULL),
         K("Metrics", "IntervalSec", T_UINT, metrics_interval_sec, 1, 3600, NULL),
@@ -69,6 +67,19 @@ static const struct key keys[] = {
 #undef K
 
 #define N_KEYS ELEMENTSOF(keys)
+
+/* Keys that are gone: a configuration that still sets one loads, and each
+ * place that does is said (a warning, not an error: --check-config exits 0). */
+static const struct retired_key {
+        const char *section, *name, *why;
+} retired_keys[] = {
+        { "Batch", "LargestHolder",
+          "removed in 0.3.0: it cost batch work throughput for no measured gain, and let any cgroup's stall cap "
+          "another" },
+        { "Batch", "LendWhenCalm",
+          "removed in 0.3.0: lending the batch cgroups the pool above ZswapMaxPercent won nothing measured, and "
+          "the pool stayed at the loan's size after it" },
+};
 
 static const char *const section_names[] = { "Daemon", "Pressure", "Pool", "Flips", "Batch", "Metrics", NULL };
 
@@ -104,10 +115,8 @@ void conf_defaults(struct conf *c) {
                 .admin_backoff_sec = CONF_INFINITY,
                 .batch_zswap_max = 50,
                 .batch_shrinker_at_cap = false,
-                .batch_lend = false,
                 .metrics_interval_sec = 15,
                 .batch_idle = true,
-                .batch_largest = false,
                 .batch_max_cgroups = CONF_MAX_MATCHES_DEFAULT,
         };
         c->pool_release = release_default(c->pool_high);
@@ -337,6 +346,19 @@ static int handler(void *user, const char *section, const char *name, const char
                 if (!set_value(p, &keys[i], value))
                         return 0;
                 p->origin[i] = (struct origin) { ++p->seq, p->r.file, p->r.lineno };
+                return 1;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(retired_keys); i++) {
+                const struct retired_key *k = &retired_keys[i];
+                char file[sizeof("CONFIG_FILE=") + PATH_MAX], line[32];
+                const char *fields[] = { file, line, NULL };
+
+                if (strcmp(k->section, section) != 0 || strcmp(k->name, name) != 0)
+                        continue;
+                snprintf(file, sizeof(file), "CONFIG_FILE=%s", p->r.file);
+                snprintf(line, sizeof(line), "CONFIG_LINE=%u", p->r.lineno);
+                log_fields(LOG_WARNING, fields, "%s:%u: %s= is no longer supported (%s); ignoring it", p->r.file,
+                           p->r.lineno, name, k->why);
                 return 1;
         }
         fail_here(p, "unknown key %s= in section [%s]", name, section);

@@ -59,11 +59,9 @@ struct conf {
         struct conf_list batch_cgroups; /* paths or globs */
         struct conf_list batch_units;   /* unit names or globs */
         bool batch_idle;         /* IdleCgroups: a cgroup with cpu.idle 1 is batch work */
-        bool batch_largest;      /* LargestHolder: the largest holder of the pool is, while others stall */
         unsigned batch_max_cgroups; /* MaxCgroups: followed matches, at most */
         double batch_zswap_max;  /* percent of the pool limit */
         bool batch_shrinker_at_cap; /* rule (a2): the shrinker on while they store at their caps */
-        bool batch_lend;         /* LendWhenCalm: above ZswapMaxPercent while the cgroups are calm */
         /* [Metrics] */
         char metrics_dir[CONF_PATH_MAX]; /* "" = off */
         char metrics_dir_where[CONF_PATH_MAX + 32]; /* its "FILE:LINE"; "" = not set */

@@ -62,7 +62,7 @@ const char *knob_to_string(knob_value v); /* "Y", "N", "-" */
 /* The cgroup files the daemon writes: "/sys/fs/cgroup/.../memory.zswap.max",
  * absolute, no "." or ".." component, no empty one. Pure. */
 bool cap_path_valid(const char *path);
-/* The other one ([Batch] LendWhenCalm=, handback.c): ".../memory.reclaim",
+/* The other one, memory.reclaim (no caller since [Batch] LendWhenCalm= went in 0.3.0),
  * the same way. Pure. */
 bool reclaim_path_valid(const char *path);
 /* "max" or a byte count */

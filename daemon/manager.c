@@ -34,7 +34,6 @@ void manager_init(struct manager *m) {
         /* RUNTIME_DIRECTORY may list several, colon-separated; ours is the first. */
         snprintf(m->state_dir, sizeof(m->state_dir), "%.*s", (int) strcspn(rt, ":"), rt);
         restore_init(&m->restore, &m->kernel);
-        handback_init(&m->handback);
         stats_init(&m->stats, realtime_usec());
         steer_init(&m->steer, &m->kernel, &m->restore, &m->recorder, &m->stats);
         schedule_init(&m->sched, tick, m);
@@ -104,8 +103,6 @@ void manager_tick(struct manager *m, uint64_t now) {
         if (in.pool_state == POOL_OK) {
                 in.pool = pool_percent(&pool);
                 in.limit_bytes = pool.limit_bytes;
-                holder_tick(m, now, pool.limit_bytes, in.pool);
-                in.holder_capped = m->holder.state.have;
                 batch_sample(&m->batch, &m->kernel, &m->restore, pool.limit_bytes, &in.n_batch, &in.batch);
                 in.stores = m->have_sample && pool.vm.zswpout > m->last_vm.zswpout;
                 m->last_vm = pool.vm;
@@ -131,7 +128,6 @@ void manager_tick(struct manager *m, uint64_t now) {
 
         report_mode(&rs, &d, steer_knob_value(&m->steer), d.set != KNOB_UNSET && steer_knob_name(&m->steer));
         batch_apply(&m->batch, &m->kernel, &m->restore, manager_dry_run(m), &d);
-        handback_tick(&m->handback, &m->kernel, &m->batch, &m->sources, manager_dry_run(m), now, &d);
         report_status(&m->report, &rs, &d, steer_knob_value(&m->steer));
         stats_decision(&m->stats, &d, done, realtime_usec());
         publish(m, &d, &pool);
@@ -220,8 +216,6 @@ int manager_reload(struct manager *m) {
          * nothing, so it could never restore it later. */
         follow_wire_stop(m);
         batch_uncap_all(&m->batch, &m->restore);
-        holder_reset(&m->holder);
-        handback_init(&m->handback);
         if (fresh.knob != old_choice || (!was_dry && (m->dry_run_override || fresh.dry_run)))
                 steer_restore(&m->steer);
         conf_free(&m->conf);

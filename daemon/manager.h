@@ -5,7 +5,7 @@
  * (manager_tick): read, ask the policy, carry it out. Each job has a file of
  * its own that owns its state (docs/architecture.md): restore.c (saves,
  * locks, the files we write), steer.c and knob.c (the knob), batch.c (the
- * caps), holder.c (LargestHolder=), handback.c (LendWhenCalm='s hand-back),
+ * caps),
  * sources.c (PSI), monitor.c (swap, hot-plug), schedule.c (when), stats.c
  * (counts), publish.c (status, metrics); the decisions are policy.c's. This
  * file only calls them. */
@@ -16,8 +16,6 @@
 #include "batch.h"
 #include "conf.h"
 #include "follow-wire.h"
-#include "handback.h"
-#include "holder.h"
 #include "kernel.h"
 #include "monitor.h"
 #include "policy.h"
@@ -46,8 +44,6 @@ struct manager {
         struct batch batch;
         struct sources sources;
         struct follow_wire follow;      /* Cgroups= globs, Units=, IdleCgroups= (follow-wire.c) */
-        struct holder holder;           /* LargestHolder= (holder.c) */
-        struct handback handback;       /* LendWhenCalm=: the lent room asked back (handback.c) */
         struct monitor monitor;
         struct schedule sched;
         struct report report;

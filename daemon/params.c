@@ -32,9 +32,8 @@ void params_from_conf(const struct conf *c, struct policy_params *p) {
                 .backoff_usec = c->admin_backoff_sec == CONF_INFINITY ? POLICY_BACKOFF_FOREVER
                                                                       : c->admin_backoff_sec * USEC_PER_SEC,
                 .baseline = baseline_from_conf(c->baseline),
-                .batch = c->batch_cgroups.n > 0 || c->batch_units.n > 0 || c->batch_idle || c->batch_largest,
+                .batch = c->batch_cgroups.n > 0 || c->batch_units.n > 0 || c->batch_idle,
                 .batch_max = c->batch_zswap_max,
                 .batch_shrinker_at_cap = c->batch_shrinker_at_cap,
-                .batch_lend = c->batch_lend,
         };
 }

@@ -64,6 +64,10 @@ bool policy_cap_needs_write(bool capped, uint64_t current, uint64_t wanted) {
         return !capped || (wanted > current ? wanted - current : current - wanted) > current / 100;
 }
 
+uint64_t policy_cap_within(uint64_t wanted, uint64_t ceiling) {
+        return wanted < ceiling ? wanted : ceiling;
+}
+
 static knob_value mode_knob(const struct policy_state *s, policy_mode m) {
         switch (m) {
         case MODE_THROUGHPUT:
@@ -213,58 +217,18 @@ static double batch_cap(const struct policy_params *p, const struct policy_state
         if (others < 0)
                 others = 0;
         cap = (target - others) / in->n_batch;
-        if (cap >= p->batch_max && !s->lending) {
+        if (cap >= p->batch_max) {
                 snprintf(text, size, "ZswapMaxPercent");
                 return p->batch_max;
         }
         if (cap < 0)
                 cap = 0;
-        snprintf(text, size, "what the rest of the pool (%.0f%%) leaves below %g%%%s%s", others, target,
-                 in->n_batch > 1 ? ", shared" : "",
-                 s->lending && cap > p->batch_max ? ", lent while the cgroups are calm" : "");
+        snprintf(text, size, "what the rest of the pool (%.0f%%) leaves below %g%%%s", others, target,
+                 in->n_batch > 1 ? ", shared" : "");
         if (s->batch_cap >= 0 && cap != 0 && cap > s->batch_cap - BATCH_CAP_STEP &&
             cap < s->batch_cap + BATCH_CAP_STEP)
                 return s->batch_cap;
         return cap;
-}
-
-/* [Batch] LendWhenCalm=yes: while every cgroup pressure source ([Pressure]
- * Cgroups=, Units=) has stayed below the low mark for the hold time, the
- * caps may go above ZswapMaxPercent, up to the room the rest of the pool
- * leaves, so that batch work has the pool while the latency-sensitive work
- * does not need it. At the first sample in which one of them is at or above
- * the low mark the caps go back to ZswapMaxPercent at once. The kernel takes
- * nothing back: from 6.8 each store of a cgroup over its memory.zswap.max
- * first writes one of its own entries back (mm/zswap.c, zswap_store()), so
- * its use stays, and falls as its entries are swapped in; meanwhile the
- * others have the room above the lent caps. The system's pressure does not
- * count: it holds the batch cgroups' own stalls, which is what lending is
- * for. Without a cgroup source there is nothing to lend against. */
-static void lend_update(const struct policy_params *p, struct policy_state *s, const struct policy_sample *in,
-                        bool pressure_valid) {
-        if (!p->batch_lend || !in->cgroups_valid || (pressure_valid && in->cgroups_pressure >= p->pressure_low)) {
-                s->handing_back = s->handing_back || s->lending;
-                s->cgroups_calm = false;
-                s->lending = false;
-                return;
-        }
-        if (!pressure_valid)
-                return; /* nothing new measured: as before */
-        if (!s->cgroups_calm)
-                s->cgroups_calm_since = in->now;
-        s->cgroups_calm = true;
-        s->lending = in->now - s->cgroups_calm_since >= p->hold_usec;
-        if (s->lending)
-                s->handing_back = false;
-}
-
-/* After lending: is there more in the batch cgroups than their caps now
- * allow? Then ask for it back (handback.c, on kernels that can write back
- * a cgroup's entries on request), until there is not. */
-static bool handback(struct policy_state *s, const struct policy_sample *in, double cap) {
-        if (s->handing_back && (in->n_batch == 0 || cap < 0 || batch_of(in) <= cap * in->n_batch))
-                s->handing_back = false;
-        return s->handing_back;
 }
 
 /* The batch cgroups are storing at their caps (together within a step of
@@ -380,8 +344,7 @@ static uint64_t next_sample(const struct policy_params *p, const struct policy_s
         double pool_ttl = time_to_limit(in->pool, rate_of(&s->pool_rate));
         bool filling = pool_ttl >= 0 && pool_ttl * USEC_PER_SEC <= (double) idle_check(p, in);
         bool active = !d->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
-                      filling || s->mode != MODE_IDLE || d->held != HELD_NONE ||
-                      in->holder_capped;
+                      filling || s->mode != MODE_IDLE || d->held != HELD_NONE;
         uint64_t iv = p->sample_usec;
 
         d->idle = !active;
@@ -469,7 +432,6 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                         } else
                                 s->calm = false;
                 }
-                lend_update(p, s, in, d->pressure_valid);
 
                 want = wanted_mode(p, s, in, d->pressure_valid, d->time_to_limit, last_pool, &reason, &safety);
                 d->reason = reason;
@@ -507,8 +469,6 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                 s->batch_cap = batch_cap(p, s, in, d->cap_text, sizeof(d->cap_text));
                 d->batch_cap = s->batch_cap;
                 d->cap_at_max = d->batch_cap >= 0 && d->batch_cap == p->batch_max;
-                d->cap_lent = s->lending && d->batch_cap > p->batch_max;
-                d->handback = handback(s, in, d->batch_cap);
                 if (d->batch_cap >= 0)
                         d->cap_bytes = whole_pages((uint64_t) ((double) in->limit_bytes * d->batch_cap / 100),
                                                    in->page_size);

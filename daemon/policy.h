@@ -65,7 +65,6 @@ struct policy_params {
         bool batch;              /* there are batch cgroups ([Batch] Cgroups=) */
         double batch_max;        /* [Batch] ZswapMaxPercent */
         bool batch_shrinker_at_cap; /* [Batch] ShrinkerAtCap: rule (a2), REASON_BATCH_FULL */
-        bool batch_lend;         /* [Batch] LendWhenCalm: above batch_max while the cgroups are calm */
 };
 
 struct policy_sample {
@@ -75,7 +74,9 @@ struct policy_sample {
         double pressure;        /* percent of wall time stalled, max over sources */
         /* ... and over the cgroup sources alone ([Pressure] Cgroups=, Units=;
          * not the system's, which holds the batch cgroups' own stalls):
-         * cgroups_valid when there is one and it measured this interval */
+         * cgroups_valid when there is one and it measured this interval.
+         * Recorded (P lines, record.h); no rule reads it since [Batch]
+         * LendWhenCalm= went (0.3.0). */
         bool cgroups_valid;
         double cgroups_pressure;
         bool stores;            /* zswpout advanced since the last sample */
@@ -89,10 +90,6 @@ struct policy_sample {
         /* PSI triggers will wake the daemon: idle, it need only look every
          * idle_check_usec; without them it polls at sample_usec. */
         bool triggers_armed;
-        /* [Batch] LargestHolder= holds a cap until the others are calm, which
-         * only readings without gaps can show (policy-holder.c): the daemon
-         * samples actively meanwhile. */
-        bool holder_capped;
         uint64_t page_size;     /* caps are whole pages; 0 = 4096 */
 };
 
@@ -118,10 +115,6 @@ struct policy_state {
         struct policy_rate others_rate; /* of the pool without the batch cgroups */
         struct policy_rate batch_rate;  /* of the batch cgroups */
         double batch_cap;       /* the cap of each batch cgroup, percent of the limit; < 0 = none yet */
-        bool cgroups_calm;      /* the cgroup sources below the low mark ... */
-        uint64_t cgroups_calm_since; /* ... since then */
-        bool lending;           /* [Batch] LendWhenCalm: the caps may go above batch_max now */
-        bool handing_back;      /* lending ended: what was lent is asked back (handback.c) */
         policy_held held;
         bool have_last;
         uint64_t last_now;      /* the previous sample */
@@ -156,9 +149,6 @@ struct policy_decision {
         char cap_text[128];     /* ... and one for batch_cap */
         bool cap_at_max;        /* batch_cap is [Batch] ZswapMaxPercent (else: the room the rest of
                                  * the pool leaves) */
-        bool cap_lent;          /* batch_cap is above ZswapMaxPercent, lent ([Batch] LendWhenCalm) */
-        bool handback;          /* lending ended and the batch cgroups hold more than their caps:
-                                 * ask the kernel to write the rest back (handback.c) */
 };
 
 void policy_init(struct policy_state *s, knob_value current, knob_value baseline);
@@ -195,41 +185,11 @@ void policy_cap_newcomer(const struct policy_decision *last, unsigned capped, ui
 /* Is a cap of `wanted` bytes worth writing over `current`? Not for rounding
  * noise: the cap moves in steps and the limit with memory hot-plug. */
 bool policy_cap_needs_write(bool capped, uint64_t current, uint64_t wanted);
-
-/* policy-holder.c: [Batch] LargestHolder=, the cgroup that holds most of the
- * pool capped as batch work while another cgroup stalls (see there). */
-#define POLICY_HOLDER_SHARE 50.0 /* percent of the pool limit, at least */
-/* avg10 is an average over the last 10 s: calm readings further apart than
- * that (and a sample interval, SampleMs=, which may be longer) say nothing
- * of the time between them. */
-#define POLICY_HOLDER_GAP_USEC (10 * UINT64_C(1000000))
-
-struct policy_holder_cg {
-        double share;           /* its zswap, percent of the pool limit */
-        double stall;           /* its memory "some" pressure, percent (avg10) */
-        bool excluded;          /* a pressure source, or batch work already: never picked */
-        bool picked;            /* the one this rule caps now */
-};
-
-struct policy_holder_state {
-        bool have;              /* a cgroup is capped by this rule */
-        bool calm;              /* every other cgroup stalls below LowPercent ... */
-        uint64_t calm_since;    /* ... since then, without a gap (POLICY_HOLDER_GAP_USEC) */
-        bool seen;              /* weighed at least once ... */
-        uint64_t last_seen;     /* ... last then */
-        bool changed;           /* picked or released at least once ... */
-        uint64_t last_change;   /* ... last then */
-};
-
-typedef enum { HOLDER_KEEP, HOLDER_PICK, HOLDER_RELEASE } policy_holder_action;
-
-/* pool: percent of its limit. HOLDER_PICK: cap cg[*pick] as batch work;
- * HOLDER_RELEASE: lift the cap of the one picked. */
-policy_holder_action policy_holder_decide(const struct policy_params *p, struct policy_holder_state *s, uint64_t now,
-                                          double pool, const struct policy_holder_cg *cg, unsigned n,
-                                          unsigned *pick);
-/* The one picked went (removed, or not readable): pick afresh after MinDwellSec. */
-void policy_holder_forget(struct policy_holder_state *s, uint64_t now);
+/* A cap never loosens a limit already set: wanted, at most ceiling (the
+ * cgroup's memory.zswap.max before the daemon wrote it; UINT64_MAX for
+ * "max"). A result equal to the ceiling is not written at all while
+ * the limit is still the admin's (batch.c). */
+uint64_t policy_cap_within(uint64_t wanted, uint64_t ceiling);
 
 /* policy-describe.c: the one-line reason for d (d->text). */
 void policy_describe(const struct policy_params *p, const struct policy_sample *in,

@@ -278,8 +278,8 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
                 fprintf(f, "\"} %llu\n", (unsigned long long) s->batch[i].use);
         }
         head(f, "zswap_tuned_batch_info", "gauge",
-             "1 for each batch cgroup; by: the rule that made it batch work (cgroups, units, idle-cgroups, "
-             "largest-holder: [Batch] Cgroups=, Units=, IdleCgroups=, LargestHolder=).");
+             "1 for each batch cgroup; by: the rule that made it batch work (cgroups, units, idle-cgroups: "
+             "[Batch] Cgroups=, Units=, IdleCgroups=).");
         for (unsigned i = 0; i < s->n_batch; i++) {
                 fputs("zswap_tuned_batch_info{cgroup=\"", f);
                 label(f, below_root(s->batch[i].cgroup));
@@ -297,8 +297,9 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
                 }
         /* a series of its own: a label on the bytes would split their series at each change of reason */
         head(f, "zswap_tuned_batch_cap_reason", "gauge",
-             "1 for why each capped batch cgroup has its cap: max-percent ([Batch] ZswapMaxPercent=) or "
-             "others-share (the room the rest of the pool leaves); another word from a newer daemon.");
+             "1 for why each capped batch cgroup has its cap: max-percent ([Batch] ZswapMaxPercent=), "
+             "others-share (the room the rest of the pool leaves) or own-limit (the cgroup's memory.zswap.max "
+             "from before, lower: a cap never loosens it); another word from a newer daemon.");
         for (unsigned i = 0; i < s->n_batch; i++)
                 if (s->batch[i].capped && s->batch[i].cap_reason[0]) {
                         fputs("zswap_tuned_batch_cap_reason{cgroup=\"", f);

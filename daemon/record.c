@@ -14,8 +14,6 @@
 
 #define HEADER "# zswap-tuned recording 1\n"
 
-_Static_assert(RECORD_HOLDER_FORGET == HOLDER_RELEASE + 1, "H's actions: policy_holder_action, then forget");
-
 static void stop(struct recorder *r) {
         if (r->on)
                 close(r->fd);
@@ -142,15 +140,6 @@ void record_resume(struct recorder *r, uint64_t now) {
         emit_event(r, &(struct record_event) { .type = RECORD_RESUME, .now = now });
 }
 
-void record_holder_cg(struct recorder *r, uint64_t now, const struct policy_holder_cg *cg) {
-        emit_event(r, &(struct record_event) { .type = RECORD_HOLDER_CG, .now = now, .holder_cg = *cg });
-}
-
-void record_holder(struct recorder *r, uint64_t now, double pool, int action, unsigned pick) {
-        emit_event(r, &(struct record_event) { .type = RECORD_HOLDER, .now = now, .holder_pool = pool,
-                                               .holder_action = action, .holder_pick = pick });
-}
-
 /* ---- the line format ------------------------------------------------------ */
 
 int record_format_event(const struct record_event *ev, char *buf, size_t size) {
@@ -173,14 +162,11 @@ int record_format_event(const struct record_event *ev, char *buf, size_t size) {
                 return snprintf(buf, size, "F,%llu,%d\n", now, (int) ev->actual);
         case RECORD_RESUME:
                 return snprintf(buf, size, "R,%llu\n", now);
-        case RECORD_HOLDER_CG:
-                return snprintf(buf, size, "C,%llu,%.17g,%.17g,%d,%d\n", now, ev->holder_cg.share,
-                                ev->holder_cg.stall, ev->holder_cg.excluded, ev->holder_cg.picked);
-        case RECORD_HOLDER:
-                return snprintf(buf, size, "H,%llu,%.17g,%d,%u\n", now, ev->holder_pool, ev->holder_action,
-                                ev->holder_pick);
         case RECORD_CGROUPS:
                 return snprintf(buf, size, "P,%llu,%.17g\n", now, in->cgroups_pressure);
+        case RECORD_OLD_HOLDER_CG:
+        case RECORD_OLD_HOLDER:
+                break; /* never written since 0.3.0 */
         }
         return -EINVAL;
 }
@@ -273,12 +259,12 @@ static unsigned field_count(record_type t) {
                 return 3;
         case RECORD_RESUME:
                 return 2;
-        case RECORD_HOLDER_CG:
-                return 6;
-        case RECORD_HOLDER:
-                return 5;
         case RECORD_CGROUPS:
                 return 3;
+        case RECORD_OLD_HOLDER_CG:
+                return 6;
+        case RECORD_OLD_HOLDER:
+                return 5;
         }
         return 0;
 }
@@ -377,27 +363,25 @@ int record_parse_line(const char *line, struct record_event *ev, char *why, size
                 return 0;
         case RECORD_RESUME:
                 return 0;
-        case RECORD_HOLDER_CG:
-                if (!get_double(&p, 2, "share", &ev->holder_cg.share) ||
-                    !get_double(&p, 3, "stall", &ev->holder_cg.stall) || !get_int(&p, 4, "excluded", 0, 1, &a) ||
-                    !get_int(&p, 5, "picked", 0, 1, &b))
-                        return -EINVAL;
-                ev->holder_cg.excluded = a;
-                ev->holder_cg.picked = b;
-                return 0;
-        case RECORD_HOLDER:
-                if (!get_double(&p, 2, "pool", &ev->holder_pool) ||
-                    !get_int(&p, 3, "action", HOLDER_KEEP, RECORD_HOLDER_FORGET, &a) ||
-                    !get_int(&p, 4, "pick", 0, RECORD_HOLDER_CGS - 1, &b))
-                        return -EINVAL;
-                ev->holder_action = (int) a;
-                ev->holder_pick = (unsigned) b;
-                return 0;
         case RECORD_CGROUPS:
                 if (!get_double(&p, 2, "pressure", &ev->sample.cgroups_pressure))
                         return -EINVAL;
                 ev->sample.cgroups_valid = true;
                 return 0;
+        case RECORD_OLD_HOLDER_CG: { /* checked as before 0.3.0; what it says is no longer used */
+                double share, stall;
+                if (!get_double(&p, 2, "share", &share) || !get_double(&p, 3, "stall", &stall) ||
+                    !get_int(&p, 4, "excluded", 0, 1, &a) || !get_int(&p, 5, "picked", 0, 1, &b))
+                        return -EINVAL;
+                return 0;
+        }
+        case RECORD_OLD_HOLDER: {
+                double pool;
+                if (!get_double(&p, 2, "pool", &pool) || !get_int(&p, 3, "action", 0, 3, &a) ||
+                    !get_int(&p, 4, "pick", 0, 31, &b))
+                        return -EINVAL;
+                return 0;
+        }
         }
         return -EINVAL;
 }

@@ -13,10 +13,15 @@
  *   O,now,actual,baseline_follows         someone else wrote the knob
  *   F,now,actual                          a write failed; the knob is actual
  *   R,now                                 a reload took the knob back
- *   C,now,share,stall,excluded,picked     a cgroup [Batch] LargestHolder= weighed ...
- *   H,now,pool,action,pick                ... and what it did (policy-holder.c) over the C lines of
- *                                         that time: a policy_holder_action, or RECORD_HOLDER_FORGET;
- *                                         pick: the C line (from 0) it capped
+ *
+ * Recordings of daemons before 0.3.0 may also hold what [Batch]
+ * LargestHolder= (removed in 0.3.0) weighed and did:
+ *
+ *   C,now,share,stall,excluded,picked     a cgroup it weighed ...
+ *   H,now,pool,action,pick                ... and what it did (action 0-3, pick 0-31)
+ *
+ * They are still parsed, as strictly as before, so that old recordings
+ * replay; nothing writes them, and replay skips them (saying so once).
  */
 
 #include <stdbool.h>
@@ -45,15 +50,6 @@ void record_outside(struct recorder *r, uint64_t now, knob_value actual, bool ba
 void record_failed(struct recorder *r, uint64_t now, knob_value actual);
 void record_resume(struct recorder *r, uint64_t now);
 
-/* What [Batch] LargestHolder= weighed and did (holder.c), for replay to redo. */
-void record_holder_cg(struct recorder *r, uint64_t now, const struct policy_holder_cg *cg);
-void record_holder(struct recorder *r, uint64_t now, double pool, int action, unsigned pick);
-
-/* H's action when the one picked went (policy_holder_forget(); no C lines) */
-#define RECORD_HOLDER_FORGET 3
-/* C lines one H line weighs, at most */
-#define RECORD_HOLDER_CGS 32
-
 /* One line of a recording, as data. */
 typedef enum {
         RECORD_INIT = 'I',
@@ -62,9 +58,10 @@ typedef enum {
         RECORD_OUTSIDE = 'O',
         RECORD_FAILED = 'F',
         RECORD_RESUME = 'R',
-        RECORD_HOLDER_CG = 'C',
-        RECORD_HOLDER = 'H',
         RECORD_CGROUPS = 'P',
+        /* [Batch] LargestHolder='s lines, before 0.3.0: parsed, never written */
+        RECORD_OLD_HOLDER_CG = 'C',
+        RECORD_OLD_HOLDER = 'H',
 } record_type;
 
 struct record_event {
@@ -79,16 +76,13 @@ struct record_event {
         policy_held held;
         knob_value actual;              /* O, F */
         bool baseline_follows;          /* O */
-        struct policy_holder_cg holder_cg; /* C */
-        double holder_pool;             /* H */
-        int holder_action;
-        unsigned holder_pick;
 };
 
 /* Longer than any line record_format_event() writes. */
 #define RECORD_LINE_MAX 512
 
-/* The line for ev, '\n' included, into buf; the length, as snprintf(). */
+/* The line for ev, '\n' included, into buf; the length, as snprintf().
+ * -EINVAL for the lines nothing writes any more (C, H). */
 int record_format_event(const struct record_event *ev, char *buf, size_t size);
 /* One line (without its '\n'; not a comment) into *ev, zeroed first. Strict:
  * the exact field count of its type, no empty field, integers in decimal and

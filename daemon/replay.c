@@ -21,7 +21,6 @@ struct summary {
         unsigned skipped;
         double cap_min, cap_max;
         bool capped;
-        unsigned holder[RECORD_HOLDER_FORGET + 1]; /* LargestHolder's actions as replayed (gone: as recorded) */
 };
 
 static void print_summary(const struct summary *s, bool started, bool lenient, FILE *out) {
@@ -45,10 +44,6 @@ static void print_summary(const struct summary *s, bool started, bool lenient, F
                 (double) s->at_95_usec / USEC_PER_SEC, (double) s->at_limit_usec / USEC_PER_SEC);
         if (s->capped)
                 fprintf(out, "summary: batch cap from %.1f%% to %.1f%% of the pool limit\n", s->cap_min, s->cap_max);
-        if (s->holder[HOLDER_KEEP] + s->holder[HOLDER_PICK] + s->holder[HOLDER_RELEASE] + s->holder[RECORD_HOLDER_FORGET])
-                fprintf(out, "summary: LargestHolder weighed the cgroups %u times: %u caps, %u lifted, %u gone\n",
-                        s->holder[HOLDER_KEEP] + s->holder[HOLDER_PICK] + s->holder[HOLDER_RELEASE],
-                        s->holder[HOLDER_PICK], s->holder[HOLDER_RELEASE], s->holder[RECORD_HOLDER_FORGET]);
         if (lenient)
                 fprintf(out, "summary: %u refused lines skipped (--lenient)\n", s->skipped);
 }
@@ -62,47 +57,12 @@ struct replay_state {
         bool have_d, have_in, started;
         bool have_time;
         uint64_t time;                  /* of the last line applied */
-        struct policy_holder_state holder;
-        struct policy_holder_cg hcg[RECORD_HOLDER_CGS]; /* the C lines ... */
-        unsigned n_hcg;
-        uint64_t hcg_time;              /* ... of this time */
+        bool old_holder_said;           /* C and H lines skipped (said once) */
         bool have_cg;                   /* a P line ... */
         uint64_t cg_time;               /* ... of this time ... */
         double cg_pressure;             /* ... said this */
         struct summary sum;
 };
-
-static const char *const holder_action[] = { "keep", "cap", "lift", "gone" };
-
-/* [Batch] LargestHolder=: an H line, redone from the C lines before it */
-static void apply_holder(struct replay_state *r, const struct record_event *ev, const struct replay_options *o,
-                         FILE *out, const char *path, unsigned line) {
-        unsigned n = r->hcg_time == ev->now ? r->n_hcg : 0, pick = 0;
-        double t = r->started ? (double) (ev->now - r->sum.first) / USEC_PER_SEC : 0.0;
-        int action;
-
-        r->n_hcg = 0;
-        if (ev->holder_action == RECORD_HOLDER_FORGET) {
-                r->sum.holder[RECORD_HOLDER_FORGET]++;
-                policy_holder_forget(&r->holder, ev->now);
-                if (!o->quiet)
-                        fprintf(out, "%10.3f s  LargestHolder: the cgroup it capped is gone\n", t);
-                return;
-        }
-        action = (int) policy_holder_decide(&r->p, &r->holder, ev->now, ev->holder_pool, r->hcg, n, &pick);
-        r->sum.holder[action]++; /* what this configuration does, as the flips */
-        if (!o->quiet && action == HOLDER_PICK)
-                fprintf(out, "%10.3f s  LargestHolder: capping the cgroup that holds %.0f%% of the pool limit "
-                             "(pool %.0f%%)\n", t, r->hcg[pick].share, ev->holder_pool);
-        else if (!o->quiet && action == HOLDER_RELEASE)
-                fprintf(out, "%10.3f s  LargestHolder: lifting its cap (the others calm)\n", t);
-        if (o->verify && (action != ev->holder_action || (action == HOLDER_PICK && pick != ev->holder_pick))) {
-                if (r->sum.differences++ < 10)
-                        fprintf(out, "%s:%u: recorded LargestHolder %s (C line %u of %u); replayed %s (%u)\n", path,
-                                line, holder_action[ev->holder_action], ev->holder_pick, n, holder_action[action],
-                                pick);
-        }
-}
 
 static void apply_event(struct replay_state *r, const struct record_event *ev, const struct replay_options *o,
                         FILE *out, const char *path, unsigned line) {
@@ -120,7 +80,6 @@ static void apply_event(struct replay_state *r, const struct record_event *ev, c
                 /* the daemon's own start (steer_start()), so that replay
                  * matches it by construction */
                 policy_start(&r->p, &r->st, ev->current, ev->original, &d);
-                r->holder = (struct policy_holder_state) { 0 }; /* holder_reset() at a reload */
                 if (d.set != KNOB_UNSET) {
                         r->sum.retries++;
                         if (!o->quiet)
@@ -193,17 +152,16 @@ static void apply_event(struct replay_state *r, const struct record_event *ev, c
                 return;
         case RECORD_RESUME:
                 policy_resume(&r->st);
-                r->holder = (struct policy_holder_state) { 0 };
                 return;
-        case RECORD_HOLDER_CG:
-                if (r->hcg_time != now)
-                        r->n_hcg = 0;
-                r->hcg_time = now;
-                if (r->n_hcg < RECORD_HOLDER_CGS)
-                        r->hcg[r->n_hcg++] = ev->holder_cg;
-                return;
-        case RECORD_HOLDER:
-                apply_holder(r, ev, o, out, path, line);
+        case RECORD_OLD_HOLDER_CG:
+        case RECORD_OLD_HOLDER:
+                /* a daemon before 0.3.0 with [Batch] LargestHolder=yes: its caps
+                 * are in the S lines' batch figures; its own decisions are gone */
+                if (!r->old_holder_said)
+                        fprintf(o->err ? o->err : stderr,
+                                "zswap-tuned: %s:%u: note: skipping the C and H lines ([Batch] LargestHolder=, "
+                                "removed in 0.3.0); the rest replays as recorded (said once)\n", path, line);
+                r->old_holder_said = true;
                 return;
         case RECORD_CGROUPS:
                 r->have_cg = true;

@@ -295,13 +295,12 @@ static const char *batch_by_key(const char *by) {
                 { "cgroups", "[Batch] Cgroups=" },
                 { "units", "[Batch] Units=" },
                 { "idle-cgroups", "[Batch] IdleCgroups=" },
-                { "largest-holder", "[Batch] LargestHolder=" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(keys); i++)
                 if (strcmp(by, keys[i][0]) == 0)
                         return keys[i][1];
-        return by; /* a newer daemon's word */
+        return by; /* an older or a newer daemon's word */
 }
 
 static void json_string_or_null(FILE *f, const char *s) {

@@ -56,7 +56,7 @@ int sources_follow_add(struct sources *s, const char *dir, bool wake_only);
 /* ... or went (a named source stays). */
 void sources_follow_remove(struct sources *s, const char *dir, bool wake_only);
 /* Is the cgroup (dir: "/sys/fs/cgroup/...") a pressure source, named or
- * followed? Such a cgroup is never capped as batch work (holder.c). */
+ * followed? */
 bool sources_is_pressure(const struct sources *s, const char *dir);
 /* Is any trigger armed? Without one nothing wakes us: poll. */
 bool sources_armed(const struct sources *s);

@@ -464,7 +464,7 @@ int status_show(const struct kernel *k, const char *state_dir, const char *confi
                         s.batch[i].incomp = (int64_t) v;
         /* nothing named as batch work: say who holds the pool and who stalls */
         bool advise = s.n_batch == 0 && !batch_patterns(&s) &&
-                      advice_scan(k, s.limit_bytes, ADVICE_DEPTH, false, &advice) == 0;
+                      advice_scan(k, s.limit_bytes, ADVICE_DEPTH, &advice) == 0;
         if (json) {
                 host_probe(k, &h);
                 snapshot_json_open(&s, realtime_usec(), stdout);

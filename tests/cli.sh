@@ -37,6 +37,16 @@ check "--check-config on a bad file exits 78" test $rc -eq 78
 check "... and says FILE:LINE: what is wrong" \
 	grep -qF "$W/bad.conf:4: HighPercent=150: expected a percentage from 1 to 100" <<<"$err"
 
+# A key removed since (issue 48): the configuration still loads, and each
+# line that sets one is one warning with FILE:LINE.
+printf '[Pool]\nSampleMs=250\n[Batch]\nLargestHolder=yes\nLendWhenCalm=no\n' >"$W/old.conf"
+out=$(run -c "$W/old.conf" --check-config 2>"$W/old.err"); rc=$?
+check "--check-config on a file with removed keys exits 0 (exit $rc)" bash -c \
+	"test $rc -eq 0 && grep -q '^SampleMs=250$' <<<'$out' && ! grep -q 'LargestHolder\|LendWhenCalm' <<<'$out'"
+check "... with one warning each, naming FILE:LINE and why" bash -c "test \$(wc -l <'$W/old.err') -eq 2 &&
+	grep -qxF 'zswap-tuned: warning: $W/old.conf:4: LargestHolder= is no longer supported (removed in 0.3.0: it cost batch work throughput for no measured gain, and let any cgroup'\''s stall cap another); ignoring it' '$W/old.err' &&
+	grep -qxF 'zswap-tuned: warning: $W/old.conf:5: LendWhenCalm= is no longer supported (removed in 0.3.0: lending the batch cgroups the pool above ZswapMaxPercent won nothing measured, and the pool stayed at the loan'\''s size after it); ignoring it' '$W/old.err'"
+
 err=$(run -c "$W/bad.conf" 2>&1); rc=$?
 check "the daemon refuses a bad config with exit 78" test $rc -eq 78
 check "... naming the line" grep -qF "$W/bad.conf:4:" <<<"$err"
@@ -124,7 +134,7 @@ printf '%s\n' "PID=$$" VERSION=9.9.9 UPDATED=1700000000250000 CONFIG=/etc/zswap-
 	$'REASON_TEXT=pressure 30% in \xff\xfe\x01' PRESSURE=30.0 'SOURCE=30.0 /proc/pressure/memory' \
 	POOL=1.0 POOL_BYTES=1024000 STORED_BYTES=3072000 LIMIT_BYTES=204800000 FILL_RATE=0.00 TIME_TO_LIMIT=-1.0 \
 	$'BATCH=409600 1048576 batch\xc3(\xed\xa0\x80.slice' 'BATCH_CAP_REASON=pool-share 30% of the pool limit' \
-	'BATCH_BY=largest-holder' 'BATCH=0 max other.slice' 'BATCH_BY=future-rule' \
+	'BATCH_BY=idle-cgroups' 'BATCH=0 max other.slice' 'BATCH_BY=largest-holder' \
 	FLIPS_LAST_HOUR=1 FLIPS_TOTAL=1 'HELD=min-dwell protect' FLIPS_HELD_MIN_DWELL=3 \
 	FLIPS_HELD_MAX_PER_MINUTE=2 'FUTURE_KEY=ignored' WARNINGS=no-swap >"$W/hand/status"
 "$ZT" --root "$W/root" --state-dir "$W/hand" status >"$W/hand/text"; rc=$?
@@ -135,8 +145,8 @@ check "... the flip held back now and why, and the flips held back by each" bash
 	"grep -qx '      Held: a flip to Protecting pool, held back: less than Flips.MinDwellSec since the last flip (min-dwell)' '$W/hand/text' &&
 	grep -qx '      Held: 5 flips held back since start, 3 by Flips.MinDwellSec, 2 by Flips.MaxPerMinute' '$W/hand/text'"
 check "... and each cap's reason, and which rule made it batch work" bash -c \
-	"grep -q 'cap 1.0 MiB (pool-share: 30% of the pool limit); by \[Batch\] LargestHolder=\$' '$W/hand/text' &&
-	grep -q 'other.slice: .*not capped; by future-rule\$' '$W/hand/text'"
+	"grep -q 'cap 1.0 MiB (pool-share: 30% of the pool limit); by \[Batch\] IdleCgroups=\$' '$W/hand/text' &&
+	grep -q 'other.slice: .*not capped; by largest-holder\$' '$W/hand/text'"
 json hand "$ZT" --root "$W/root" --state-dir "$W/hand" status --json; rc=$?
 check "status --json of it: seconds as floating point, reasons as words" python3 -c "
 import json, time; d = json.load(open('$W/json/hand.json', encoding='utf-8'))
@@ -151,7 +161,7 @@ assert d['flips_held_total'] == {'min-dwell': 3, 'max-per-minute': 2}, d
 b = d['batch']
 assert b[0]['cap_bytes'] == 1048576 and b[0]['cap_reason'] == 'pool-share', d
 assert b[0]['cap_reason_text'] == '30% of the pool limit' and b[1]['cap_reason'] is None and b[1]['cap_bytes'] is None, d
-assert b[0]['by'] == 'largest-holder' and b[1]['by'] == 'future-rule', d"
+assert b[0]['by'] == 'idle-cgroups' and b[1]['by'] == 'largest-holder', d"
 check "... invalid UTF-8 as one U+FFFD per byte, valid UTF-8 and control characters kept" python3 -c "
 import json; d = json.load(open('$W/json/hand.json', encoding='utf-8'))
 assert d['reason_text'] == 'pressure 30% in \ufffd\ufffd\x01', repr(d['reason_text'])
@@ -315,39 +325,29 @@ printf '%s\n' "${GOOD[@]}" 'S,2000000,0,0,0,0,10,1000,0,0' 'I,0,1,1' 'S,500000,0
 check "replay takes the I,0 of a restarted daemon appending as a new run" bash -c \
 	"test $rc -eq 0 && grep -qE '^summary: 4 samples over 2.0 s' '$W/restart.out'"
 
-# [Batch] LargestHolder= in a recording: the cgroups it weighed (C) and what it
-# did (H), redone by policy-holder.c: a cap while another stalls, kept while
-# calm for less than HoldSec, lifted after it, no cap again within
-# MinDwellSec, never one excluded, a cap again, then the one capped gone.
-printf '[Pressure]\nLowPercent=2\nHoldSec=10\n[Pool]\nWatchPercent=50\n[Flips]\nMinDwellSec=10\n' >"$W/holder.conf"
-printf '%s\n' '# zswap-tuned recording 1' 'I,0,0,0' \
-	'C,1000000,80,0,0,0' 'C,1000000,5,7.5,0,0' 'H,1000000,96,1,0' \
-	'C,6000000,80,0,0,1' 'C,6000000,5,1,0,0' 'H,6000000,96,0,0' \
-	'C,17000000,80,0,0,1' 'C,17000000,5,1,0,0' 'H,17000000,96,2,0' \
-	'C,18000000,80,0,0,0' 'C,18000000,5,9,0,0' 'H,18000000,96,0,0' \
-	'C,30000000,5,9,0,0' 'C,30000000,80,0,1,0' 'H,30000000,96,0,0' \
-	'C,31000000,5,9,0,0' 'C,31000000,70,0,0,0' 'H,31000000,96,1,1' \
-	'H,32000000,96,3,0' >"$W/holder.rec"
-"$ZT" replay "$W/holder.rec" -c "$W/holder.conf" --verify >"$W/holder.out" 2>&1; rc=$?
-check "replay --verify redoes every LargestHolder decision (exit $rc)" bash -c "test $rc -eq 0 &&
-	grep -qxF 'summary: LargestHolder weighed the cgroups 6 times: 2 caps, 1 lifted, 1 gone' '$W/holder.out'"
-"$ZT" replay "$W/holder.rec" -c "$W/holder.conf" >"$W/holder2.out" 2>&1
-check "... and says each cap and lift" bash -c "grep -c 'LargestHolder: capping the cgroup that holds 80% of the pool limit (pool 96%)' '$W/holder2.out' | grep -qx 1 &&
-	grep -q 'LargestHolder: capping the cgroup that holds 70%' '$W/holder2.out' &&
-	grep -q 'LargestHolder: lifting its cap' '$W/holder2.out' && grep -q 'LargestHolder: the cgroup it capped is gone' '$W/holder2.out'"
-sed 's/^H,18000000,96,0,0$/H,18000000,96,1,0/' "$W/holder.rec" >"$W/holder-dwell.rec"
-"$ZT" replay "$W/holder-dwell.rec" -c "$W/holder.conf" --verify >"$W/holder3.out" 2>&1; rc=$?
-check "... and a cap recorded within MinDwellSec of the lift differs (exit $rc)" bash -c "test $rc -eq 1 &&
-	grep -qF '$W/holder-dwell.rec:14: recorded LargestHolder cap (C line 0 of 2); replayed keep (0)' '$W/holder3.out'"
-printf '[Pressure]\nLowPercent=8\nHoldSec=10\n[Flips]\nMinDwellSec=10\n' >"$W/holder-low8.conf"
-"$ZT" replay "$W/holder.rec" -c "$W/holder-low8.conf" >"$W/holder4.out" 2>&1
-check "... and with another configuration the summary counts what it would have done" grep -qxF \
-	'summary: LargestHolder weighed the cgroups 6 times: 1 caps, 0 lifted, 1 gone' "$W/holder4.out"
+# A recording of a daemon before 0.3.0 with [Batch] LargestHolder=yes: its C
+# and H lines are skipped, said once with FILE:LINE, and the rest replays as
+# recorded (its caps are in the S lines); the lines are still checked.
+printf '[Batch]\nLargestHolder=yes\n' >"$W/holder.conf"
+printf '%s\n' "${GOOD[@]}" \
+	'C,2000000,80,0,0,0' 'C,2000000,5,7.5,0,0' 'H,2000000,96,1,0' 'S,2000000,1,0,0,0,10,1000,0,0' \
+	'D,2000000,-1,1,0,0,-1,0' 'C,3000000,80,0,0,1' 'H,3000000,96,3,0' 'S,3000000,1,0,0,0,10,1000,0,0' \
+	'D,3000000,-1,1,0,0,-1,0' >"$W/holder.rec"
+"$ZT" replay "$W/holder.rec" -c "$W/holder.conf" --verify >"$W/holder.out" 2>"$W/holder.err"; rc=$?
+check "replay --verify of a recording with LargestHolder's C and H lines reproduces the rest (exit $rc)" \
+	bash -c "test $rc -eq 0 && grep -qxF 'verify: 0 of the recorded decisions differ' '$W/holder.out' &&
+	grep -qE '^summary: 3 samples over 2.0 s' '$W/holder.out'"
+check "... skipping them with one note naming the first" bash -c "test \$(grep -c 'C and H lines' '$W/holder.err') -eq 1 &&
+	grep -qxF 'zswap-tuned: $W/holder.rec:5: note: skipping the C and H lines ([Batch] LargestHolder=, removed in 0.3.0); the rest replays as recorded (said once)' '$W/holder.err'"
+check "... and its LargestHolder=yes only a warning with FILE:LINE" grep -qF \
+	"$W/holder.conf:2: LargestHolder= is no longer supported (removed in 0.3.0: " "$W/holder.err"
+bad_line oldc 'C,2000000,80,nan,0,0' 'field 4 (stall): "nan" is not a finite decimal number'
+bad_line oldh 'H,2000000,96,4,0' 'field 4 (action): "4" is not a decimal integer from 0 to 3'
+bad_line oldcount 'H,2000000,96,1' 'H line: 4 fields, expected 5'
 
-# [Batch] LendWhenCalm= in a recording: the cgroups' pressure (P) before each
-# sample. The batch stalls (the system at 12%) while the cgroups stay calm:
-# after HoldSec the cap goes from ZswapMaxPercent (50) to the room the rest of
-# the pool (5%) leaves below LowPercent (70), and back when a cgroup stalls.
+# The cgroups' pressure (P lines) is still recorded and read; since [Batch]
+# LendWhenCalm= went (0.3.0) no rule moves the cap on it: ZswapMaxPercent
+# stays, whatever the old configuration says (one warning).
 printf '[Pressure]\nHoldSec=2\n[Batch]\nLendWhenCalm=yes\n' >"$W/lend.conf"
 {
 	echo '# zswap-tuned recording 1'
@@ -357,16 +357,10 @@ printf '[Pressure]\nHoldSec=2\n[Batch]\nLendWhenCalm=yes\n' >"$W/lend.conf"
 		echo "S,${t}000000,1,12,1,0,40,1000000,1,35"
 	done
 } >"$W/lend.rec"
-"$ZT" replay "$W/lend.rec" -c "$W/lend.conf" >"$W/lend.out" 2>&1; rc=$?
-check "replay lends the batch the room while the cgroups are calm (exit $rc)" bash -c "test $rc -eq 0 &&
-	grep -qxF 'summary: batch cap from 50.0% to 65.0% of the pool limit' '$W/lend.out'"
-printf '[Pressure]\nHoldSec=2\n' >"$W/nolend.conf"
-"$ZT" replay "$W/lend.rec" -c "$W/nolend.conf" >"$W/lend2.out" 2>&1
-check "... not with LendWhenCalm=no" grep -qxF 'summary: batch cap from 50.0% to 50.0% of the pool limit' "$W/lend2.out"
-grep -v '^P,' "$W/lend.rec" >"$W/lend-old.rec"
-"$ZT" replay "$W/lend-old.rec" -c "$W/lend.conf" >"$W/lend3.out" 2>&1
-check "... nor from a recording without P lines (made before them)" \
-	grep -qxF 'summary: batch cap from 50.0% to 50.0% of the pool limit' "$W/lend3.out"
+"$ZT" replay "$W/lend.rec" -c "$W/lend.conf" >"$W/lend.out" 2>"$W/lend.err"; rc=$?
+check "replay with LendWhenCalm=yes keeps the cap at ZswapMaxPercent (exit $rc)" bash -c "test $rc -eq 0 &&
+	grep -qxF 'summary: batch cap from 50.0% to 50.0% of the pool limit' '$W/lend.out' &&
+	grep -qF '$W/lend.conf:4: LendWhenCalm= is no longer supported (removed in 0.3.0: ' '$W/lend.err'"
 bad_line cgroups 'P,2000000,nan' 'field 3 (pressure): "nan" is not a finite decimal number'
 
 # A recording that cannot be written (issue 22, finding 7): RLIMIT_FSIZE,

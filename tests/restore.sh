@@ -156,6 +156,65 @@ timeout 10 bash -c "until [ -e '$W/m5w/zswap_tuned.prom' ]; do sleep 0.05; done"
 check "a sticky one (as /tmp) is used" test -e "$W/m5w/zswap_tuned.prom"
 stop_daemon
 
+# ---- issue 48 item 1: a cap never loosens a limit already set --------------
+# Four batch cgroups sharing the room of a 204800000-byte pool (a cap of
+# 37.6 MiB each): one at 0 and one at 4096000 keep their value and are
+# never written; two at max are capped, then "systemd" (a write by hand here,
+# as MemoryZSwapMax= or set-property would) rewrites them: the lower value
+# is that cgroup's limit from then on and stays on exit, the higher one is
+# the limit the cap stays under and what exit puts back.
+CG=$W/root/sys/fs/cgroup
+for c in zero small lower higher; do
+	mkdir -p "$CG/$c.slice"; echo 0 >"$CG/$c.slice/memory.zswap.current"; echo max >"$CG/$c.slice/memory.zswap.max"
+done
+echo memory >"$CG/cgroup.controllers"
+echo 0 >"$CG/zero.slice/memory.zswap.max"; echo 4096000 >"$CG/small.slice/memory.zswap.max"
+printf '[Pool]\nSampleMs=100\nMinSampleMs=100\n[Batch]\nCgroups=zero.slice small.slice lower.slice higher.slice\n' \
+	>"$W/ceil.conf"
+"$ZT" --root "$W/root" -c "$W/ceil.conf" --state-dir "$W/s48" --record "$W/rec48" 2>"$W/log48" & PID=$!; PIDS+=("$PID")
+wait_for_line "$W/log48" 'Capped the zswap use of higher.slice'
+wait_for_line "$W/log48" 'Capped the zswap use of lower.slice'
+CAP=$(cat "$CG/higher.slice/memory.zswap.max")
+check "a batch cgroup at 0 stays 0, one at 4096000 stays there; the others are capped ($CAP)" bash -c \
+	"test \"\$(cat '$CG/zero.slice/memory.zswap.max')\" = 0 && test \"\$(cat '$CG/small.slice/memory.zswap.max')\" = 4096000 &&
+	test $CAP -gt 4096000 -a $CAP -lt 51200000 && test \"\$(cat '$CG/lower.slice/memory.zswap.max')\" = $CAP"
+check "... each kept one said once, nothing saved for them" bash -c \
+	"test \$(grep -c 'zero.slice/memory.zswap.max holds 0, a limit the daemon did not write; leaving it there' '$W/log48') -eq 1 &&
+	test \$(grep -c 'small.slice/memory.zswap.max holds 4096000, a limit the daemon did not write' '$W/log48') -eq 1 &&
+	! grep -q 'zero.slice\|small.slice' '$W/s48/original-knob' && ! grep -q 'Capped the zswap use of \(zero\|small\)' '$W/log48'"
+echo 20480000 >"$CG/lower.slice/memory.zswap.max"
+echo 204800000 >"$CG/higher.slice/memory.zswap.max"
+wait_for_line "$W/log48" 'lower.slice/memory.zswap.max holds 20480000, a limit the daemon did not write; leaving it there'
+wait_for_line "$W/log48" 'higher.slice/memory.zswap.max holds 204800000, not our cap'
+timeout 10 bash -c "until [ \$(grep -c 'Capped the zswap use of higher.slice' '$W/log48') -ge 2 ]; do sleep 0.05; done"
+# five more samples (the recording's S lines): nothing of ours goes back over either
+n=$(grep -c '^S,' "$W/rec48")
+timeout 10 bash -c "until [ \$(grep -c '^S,' '$W/rec48') -ge $((n + 5)) ]; do sleep 0.05; done"
+check "another writer's lower value is kept as the limit, not written over" bash -c \
+	"test \"\$(cat '$CG/lower.slice/memory.zswap.max')\" = 20480000 &&
+	grep -q 'lower.slice/memory.zswap.max holds 20480000, not our cap .*: that is its limit from now on' '$W/log48'"
+check "... a higher one gets the cap again, under it, and is saved as the original" bash -c \
+	"test \"\$(cat '$CG/higher.slice/memory.zswap.max')\" = $CAP &&
+	grep -qx 'ZSWAP_MAX=204800000 .*higher.slice/memory.zswap.max' '$W/s48/original-knob' &&
+	! grep -q 'lower.slice' '$W/s48/original-knob'"
+stop_daemon
+check "on exit: 0, 4096000 and the lower value stay, the higher one is put back" bash -c \
+	"test \"\$(cat '$CG/zero.slice/memory.zswap.max')\" = 0 && test \"\$(cat '$CG/small.slice/memory.zswap.max')\" = 4096000 &&
+	test \"\$(cat '$CG/lower.slice/memory.zswap.max')\" = 20480000 &&
+	test \"\$(cat '$CG/higher.slice/memory.zswap.max')\" = 204800000"
+# A cap that falls below a limit from before is written, never above it:
+# small.slice at 4096000 with ZswapMaxPercent=1 (2048000) is capped, and
+# with the cap back above its limit it is at most 4096000 again.
+printf '[Pool]\nSampleMs=100\nMinSampleMs=100\n[Batch]\nCgroups=small.slice\nZswapMaxPercent=1\n' >"$W/ceil1.conf"
+"$ZT" --root "$W/root" -c "$W/ceil1.conf" --state-dir "$W/s48b" 2>"$W/log48b" & PID=$!; PIDS+=("$PID")
+wait_for_line "$W/log48b" 'Capped the zswap use of small.slice at 1.9 MiB'
+check "a cap below the limit from before is written, that limit saved first" bash -c \
+	"test \"\$(cat '$CG/small.slice/memory.zswap.max')\" = 2048000 &&
+	grep -qx 'ZSWAP_MAX=4096000 .*small.slice/memory.zswap.max' '$W/s48b/original-knob'"
+kill -KILL "$PID"; wait "$PID" 2>/dev/null
+"$ZT" --root "$W/root" -c "$W/ceil1.conf" --state-dir "$W/s48b" --restore 2>/dev/null
+check "... and put back after SIGKILL by --restore" test "$(cat "$CG/small.slice/memory.zswap.max")" = 4096000
+
 # ---- 8: names that do not fit are refused, never cut ----------------------
 long=$(printf 'a%.0s' {1..200})/$(printf 'b%.0s' {1..200})/c.scope
 printf '[Batch]\nCgroups=%s\n' "$long" > "$W/long.conf"

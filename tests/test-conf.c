@@ -85,8 +85,6 @@ static void assert_conf_equal(const struct conf *a, const struct conf *b) {
         assert_list_equal(&a->batch_cgroups, &b->batch_cgroups);
         assert_true(a->batch_zswap_max == b->batch_zswap_max);
         assert_int_equal(a->batch_shrinker_at_cap, b->batch_shrinker_at_cap);
-        assert_int_equal(a->batch_lend, b->batch_lend);
-        assert_int_equal(a->batch_largest, b->batch_largest);
         assert_int_equal(a->pool_shrinker, b->pool_shrinker);
 }
 
@@ -103,8 +101,8 @@ static void missing_file_gives_defaults(void **state) {
                                           "[Pool]\nShrinkerNearLimit=yes\nHighPercent=95\nLowPercent=90\nWatchPercent=1\nReleasePercent=92\nSampleMs=50\n"
                                           "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
                                           "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
-                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=yes\nLendWhenCalm=yes\nUnits=backup@*.service\n"
-                                          "IdleCgroups=no\nLargestHolder=yes\nMaxCgroups=3\n"
+                                          "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=yes\nUnits=backup@*.service\n"
+                                          "IdleCgroups=no\nMaxCgroups=3\n"
                                           "[Metrics]\nTextfileDirectory=/var/lib/x\nIntervalSec=30\n",
                                           err, sizeof(err)),
                          0);
@@ -767,6 +765,66 @@ static void unreadable_dropin_dir_is_an_error(void **state) {
         }
 }
 
+/* What log_fields() said while a test ran. */
+struct said {
+        unsigned n;
+        int prio[8];
+        char msg[8][1024], field[8][2][512];
+};
+
+static void catch_log(int prio, const char *message, const char *const *fields, void *userdata) {
+        struct said *s = userdata;
+
+        if (s->n >= ELEMENTSOF(s->msg))
+                fail_msg("more log lines than expected: %s", message);
+        s->prio[s->n] = prio;
+        snprintf(s->msg[s->n], sizeof(s->msg[0]), "%s", message);
+        for (unsigned i = 0; fields && fields[i] && i < 2; i++)
+                snprintf(s->field[s->n][i], sizeof(s->field[0][0]), "%s", fields[i]);
+        s->n++;
+}
+
+/* A key that is gone: the configuration loads as if it were not there, and
+ * each place that sets it is said once, as a warning with FILE:LINE (the
+ * daemon starts; --check-config exits 0). In another section it is just an
+ * unknown key. */
+static void removed_keys_are_said_and_ignored(void **state) {
+        const char *dir = *state;
+        char err[1024], path[512], want[1024];
+        struct said said = { 0 };
+        struct conf c, d;
+
+        tu_write(dir, "/zswap-tuned.conf", "[Batch]\nZswapMaxPercent=40\nLargestHolder=yes\nLendWhenCalm=yes\n");
+        tu_write(dir, "/zswap-tuned.conf.d/10-old.conf", "# kept from 0.2\n[Batch]\nLargestHolder=no\n");
+        log_set_hook(catch_log, &said);
+        assert_int_equal(load(dir, &c, err, sizeof(err)), 0);
+        log_set_hook(NULL, NULL);
+        assert_int_equal(said.n, 3);
+        snprintf(path, sizeof(path), "%s/zswap-tuned.conf", dir);
+        snprintf(want, sizeof(want), "%s:3: LargestHolder= is no longer supported (removed in 0.3.0: it cost batch "
+                 "work throughput for no measured gain, and let any cgroup's stall cap another); ignoring it", path);
+        assert_string_equal(said.msg[0], want);
+        assert_int_equal(said.prio[0], LOG_WARNING);
+        snprintf(want, sizeof(want), "CONFIG_FILE=%s", path);
+        assert_string_equal(said.field[0][0], want);
+        assert_string_equal(said.field[0][1], "CONFIG_LINE=3");
+        snprintf(want, sizeof(want), "%s:4: LendWhenCalm= is no longer supported (removed in 0.3.0: lending the "
+                 "batch cgroups the pool above ZswapMaxPercent won nothing measured, and the pool stayed at the "
+                 "loan's size after it); ignoring it", path);
+        assert_string_equal(said.msg[1], want);
+        assert_int_equal(said.prio[1], LOG_WARNING);
+        snprintf(want, sizeof(want), "%s.d/10-old.conf:3: LargestHolder= is no longer supported", path);
+        assert_true(strncmp(said.msg[2], want, strlen(want)) == 0);
+        /* nothing else changed: the defaults but for ZswapMaxPercent */
+        conf_defaults(&d);
+        d.batch_zswap_max = 40;
+        assert_conf_equal(&c, &d);
+        conf_free(&c);
+        snprintf(want, sizeof(want), "%s.d/10-old.conf", path);
+        assert_int_equal(unlink(want), 0);
+        expect_error(dir, "[Pool]\nLargestHolder=yes\n", 2, "unknown key LargestHolder= in section [Pool]");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(missing_file_gives_defaults, tu_setup_tmpdir, tu_teardown_tmpdir),
@@ -792,6 +850,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(many_dropins_are_all_read, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(unreadable_dropin_dir_is_an_error, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(release_follows_high_unless_set, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(removed_keys_are_said_and_ignored, tu_setup_tmpdir, tu_teardown_tmpdir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,26 +122,6 @@ static void idle_without_triggers_polls(void **state) {
         assert_int_equal(d.next_usec, p.sample_usec);
 }
 
-/* A cap LargestHolder= holds is lifted on readings without gaps: the daemon
- * does not go idle while it holds one, and does once it is lifted. */
-static void holder_cap_keeps_sampling(void **state) {
-        struct policy_params p = params();
-        struct policy_state s;
-        struct policy_decision d;
-        struct policy_sample in = { .now = S(100), .pressure_valid = true, .pool = 5, .triggers_armed = true,
-                                    .holder_capped = true };
-
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        policy_decide(&p, &s, &in, &d);
-        assert_false(d.idle);
-        assert_int_equal(d.next_usec, p.sample_usec);
-        in.now = S(101);
-        in.holder_capped = false;
-        policy_decide(&p, &s, &in, &d);
-        assert_true(d.idle);
-        assert_int_equal(d.next_usec, p.idle_check_usec);
-}
-
 /* Caps are whole pages of the kernel's size (4 K, 16 K, 64 K). */
 static void caps_are_whole_pages(void **state) {
         struct policy_params p = params();
@@ -726,6 +706,17 @@ static void cap_bytes_whole_pages_or_none(void **state) {
         assert_true(policy_cap_needs_write(true, 0, 4096));
 }
 
+/* A cap never loosens a limit already set (issue 48): at most the
+ * cgroup's memory.zswap.max from before the daemon wrote it. */
+static void cap_never_above_the_limit_from_before(void **state) {
+        assert_int_equal(policy_cap_within(102400000, UINT64_MAX), 102400000); /* "max": no limit */
+        assert_int_equal(policy_cap_within(102400000, 0), 0);                  /* "0" stays 0 */
+        assert_int_equal(policy_cap_within(102400000, 4096000), 4096000);
+        assert_int_equal(policy_cap_within(2048000, 4096000), 2048000);        /* below it: the cap */
+        assert_int_equal(policy_cap_within(4096000, 4096000), 4096000);
+        assert_int_equal(policy_cap_within(0, 4096000), 0);
+}
+
 static void prediction_lets_go_only_well_clear(void **state) {
         struct policy_params p = params();
         struct policy_state s;
@@ -1114,109 +1105,6 @@ static void batch_cap_follows_the_room(void **state) {
         assert_string_equal(d.cap_text, "what the rest of the pool (20%) leaves below 70%");
 }
 
-/* One sample with the system's pressure (the batch's own stalls) and the
- * cgroup sources' pressure apart: one batch cgroup, stores. */
-static struct policy_decision step_lend(const struct policy_params *p, struct policy_state *s, double t,
-                                        double pressure, bool cgroups_valid, double cgroups, double pool,
-                                        double batch) {
-        struct policy_sample in = { .now = S(t), .pressure_valid = true, .pressure = pressure,
-                                    .cgroups_valid = cgroups_valid, .cgroups_pressure = cgroups,
-                                    .stores = true, .pool = pool, .batch = batch, .n_batch = 1,
-                                    .triggers_armed = true };
-        struct policy_decision d;
-
-        policy_decide(p, s, &in, &d);
-        return d;
-}
-
-/* [Batch] LendWhenCalm=yes: above ZswapMaxPercent once the cgroups have
- * been calm for the hold time, whatever the system's pressure; back at the
- * first sample one of them stalls, or none measures. */
-static void batch_lent_while_the_cgroups_are_calm(void **state) {
-        struct policy_params p = params();
-        struct policy_state s;
-        struct policy_decision d;
-
-        p.batch = true, p.batch_max = 50, p.batch_lend = true;
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        /* the batch stalls (system 12 %), the service is calm: not yet */
-        d = step_lend(&p, &s, 100, 12, true, 0.5, 40, 35);
-        assert_int_equal(d.mode, MODE_THROUGHPUT);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        assert_true(d.cap_at_max);
-        assert_false(s.lending);
-        d = step_lend(&p, &s, 129, 12, true, 0.5, 40, 35);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        /* calm for HoldSec: the room the rest (5 %) leaves below LowPercent */
-        d = step_lend(&p, &s, 130, 12, true, 0.5, 40, 35);
-        assert_true(s.lending);
-        assert_float_equal(d.batch_cap, 65, 1e-9);
-        assert_false(d.cap_at_max);
-        assert_string_equal(d.cap_text,
-                            "what the rest of the pool (5%) leaves below 70%, lent while the cgroups are calm");
-        assert_false(d.handback);
-        /* the pool could not be sampled long enough for a pressure figure:
-         * as before */
-        {
-                struct policy_sample in = { .now = S(131), .pressure_valid = false, .cgroups_valid = true,
-                                            .cgroups_pressure = 50, .stores = true, .pool = 60, .batch = 55,
-                                            .n_batch = 1, .triggers_armed = true };
-                policy_decide(&p, &s, &in, &d);
-                assert_true(s.lending);
-                assert_float_equal(d.batch_cap, 65, 1e-9);
-        }
-        /* one cgroup at the low mark: ZswapMaxPercent at once, and the 5 %
-         * the batch holds above it asked back */
-        d = step_lend(&p, &s, 132, 12, true, 2, 60, 55);
-        assert_false(s.lending);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        assert_true(d.cap_at_max);
-        assert_true(d.handback);
-        /* calm again: the hold starts again; asked back until lent again */
-        d = step_lend(&p, &s, 133, 12, true, 0, 60, 55);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        assert_true(d.handback);
-        d = step_lend(&p, &s, 162, 12, true, 0, 60, 55);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        assert_true(d.handback);
-        d = step_lend(&p, &s, 163, 12, true, 0, 60, 55);
-        assert_true(s.lending);
-        assert_float_equal(d.batch_cap, 65, 1e-9);
-        assert_false(d.handback);
-        /* no cgroup measured: nothing to lend against */
-        d = step_lend(&p, &s, 164, 12, false, 0, 60, 55);
-        assert_false(s.lending);
-        assert_float_equal(d.batch_cap, 50, 1e-9);
-        assert_true(d.handback);
-        /* the rest of the pool grows: the lent cap shrinks with it, and
-         * never below what ZswapMaxPercent alone would give */
-        for (int t = 165; t <= 195; t++)
-                d = step_lend(&p, &s, t, 12, true, 0, 60, 55);
-        assert_float_equal(d.batch_cap, 65, 1e-9);
-        d = step_lend(&p, &s, 196, 12, true, 0, 60, 45);
-        assert_float_equal(d.batch_cap, 55, 1e-9);
-        d = step_lend(&p, &s, 197, 12, true, 0, 60, 30);
-        assert_float_equal(d.batch_cap, 40, 1e-9);
-        assert_false(d.cap_at_max);
-        assert_string_equal(d.cap_text, "what the rest of the pool (30%) leaves below 70%");
-        /* a stall ends the loan with the batch within its cap: nothing to
-         * ask back, and nothing later either */
-        d = step_lend(&p, &s, 198, 12, true, 3, 60, 30);
-        assert_false(s.lending);
-        assert_false(d.handback);
-        d = step_lend(&p, &s, 199, 12, true, 3, 80, 50);
-        assert_false(d.handback);
-
-        /* LendWhenCalm=no: never above ZswapMaxPercent */
-        p.batch_lend = false;
-        policy_init(&s, KNOB_OFF, KNOB_OFF);
-        for (int t = 100; t <= 200; t += 10) {
-                d = step_lend(&p, &s, t, 12, true, 0, 40, 35);
-                assert_false(s.lending);
-                assert_float_equal(d.batch_cap, 50, 1e-9);
-        }
-}
-
 static void batch_filling_is_watched(void **state) {
         struct policy_params p = params();
         struct policy_state s;
@@ -1260,123 +1148,9 @@ static void wobble_at_the_fast_rate_is_no_fill_rate(void **state) {
         assert_int_equal(d.reason, REASON_POOL_RISING);
 }
 
-/* ---- [Batch] LargestHolder= (policy-holder.c) ------------------------------ */
-
-static policy_holder_action holder(const struct policy_params *p, struct policy_holder_state *s, double t,
-                                   double pool, struct policy_holder_cg *cg, unsigned n, unsigned *pick) {
-        return policy_holder_decide(p, s, S(t), pool, cg, n, pick);
-}
-
-/* The largest holder is capped while another stalls; never before both hold. */
-static void holder_capped_while_another_stalls(void **state) {
-        struct policy_params p = params();
-        struct policy_holder_state s = { 0 };
-        struct policy_holder_cg cg[3] = {
-                { .share = 20, .stall = 0 },   /* the service: a little of the pool */
-                { .share = 75, .stall = 30 },  /* the batch: most of it, and reclaiming hard */
-                { .share = 1, .stall = 0 },
-        };
-        unsigned pick = 99;
-
-        /* nobody else stalls: nothing to protect */
-        assert_int_equal(holder(&p, &s, 0, 95, cg, 3, &pick), HOLDER_KEEP);
-        assert_false(s.have);
-        /* the service stalls, but the pool has room (below WatchPercent) */
-        cg[0].stall = 3;
-        assert_int_equal(holder(&p, &s, 1, 40, cg, 3, &pick), HOLDER_KEEP);
-        /* ... and now it has not: its own stalls do not keep the batch from being capped */
-        assert_int_equal(holder(&p, &s, 2, 90, cg, 3, &pick), HOLDER_PICK);
-        assert_int_equal(pick, 1);
-        assert_true(s.have);
-        cg[1].picked = true;
-        assert_int_equal(holder(&p, &s, 3, 90, cg, 3, &pick), HOLDER_KEEP);
-}
-
-/* Never a pressure source or batch work already, never a small holder. */
-static void holder_never_a_source_or_a_small_one(void **state) {
-        struct policy_params p = params();
-        struct policy_holder_state s = { 0 };
-        struct policy_holder_cg cg[2] = {
-                { .share = 80, .stall = 0, .excluded = true }, /* [Pressure] Cgroups= */
-                { .share = 15, .stall = 20 },
-        };
-        unsigned pick = 99;
-
-        assert_int_equal(holder(&p, &s, 0, 95, cg, 2, &pick), HOLDER_KEEP);
-        cg[0].excluded = false;
-        cg[0].share = POLICY_HOLDER_SHARE - 1; /* under half the pool: the cap formula would not bite */
-        assert_int_equal(holder(&p, &s, 1, 95, cg, 2, &pick), HOLDER_KEEP);
-        cg[0].share = POLICY_HOLDER_SHARE;
-        assert_int_equal(holder(&p, &s, 2, 95, cg, 2, &pick), HOLDER_PICK);
-        assert_int_equal(pick, 0);
-}
-
-/* Lifted once every other cgroup has been calm for HoldSec; a stall in
- * between starts the count again; no new pick within MinDwellSec. The
- * readings come every 5 s, as the daemon scans while it holds a cap. */
-static void holder_released_after_the_others_are_calm(void **state) {
-        struct policy_params p = params();
-        struct policy_holder_state s = { 0 };
-        struct policy_holder_cg cg[2] = { { .share = 10, .stall = 5 }, { .share = 85, .stall = 40 } };
-        unsigned pick = 99;
-
-        assert_int_equal(holder(&p, &s, 0, 95, cg, 2, &pick), HOLDER_PICK);
-        cg[1].picked = true;
-        cg[0].stall = 1; /* below LowPercent (2) */
-        for (int t = 5; t <= 30; t += 5)
-                assert_int_equal(holder(&p, &s, t, 60, cg, 2, &pick), HOLDER_KEEP); /* 25 s of 30 at 30 */
-        cg[0].stall = 2;
-        assert_int_equal(holder(&p, &s, 35, 60, cg, 2, &pick), HOLDER_KEEP);
-        cg[0].stall = 0;
-        for (int t = 40; t <= 65; t += 5)
-                assert_int_equal(holder(&p, &s, t, 60, cg, 2, &pick), HOLDER_KEEP);
-        assert_int_equal(holder(&p, &s, 69, 60, cg, 2, &pick), HOLDER_KEEP); /* 29 s */
-        /* the picked one's own stalls are no reason to keep it */
-        cg[1].stall = 90;
-        assert_int_equal(holder(&p, &s, 70, 60, cg, 2, &pick), HOLDER_RELEASE);
-        assert_false(s.have);
-        cg[1].picked = false;
-        cg[0].stall = 50;
-        assert_int_equal(holder(&p, &s, 73, 95, cg, 2, &pick), HOLDER_KEEP); /* 3 s after the release */
-        assert_int_equal(holder(&p, &s, 80, 95, cg, 2, &pick), HOLDER_PICK);
-}
-
-/* Calm is what the readings saw: after a gap longer than avg10's window and
- * a sample interval (a wake from idle by a PSI trigger, with avg10 still
- * lagging the stall that woke the daemon) the count starts again; a gap of
- * exactly that does not. */
-static void holder_calm_needs_readings_without_gaps(void **state) {
-        struct policy_params p = params();
-        struct policy_holder_state s = { 0 };
-        struct policy_holder_cg cg[2] = { { .share = 10, .stall = 5 }, { .share = 85, .stall = 40, .picked = true } };
-        unsigned pick = 99;
-        double window = (double) (POLICY_HOLDER_GAP_USEC + p.sample_usec) / USEC_PER_SEC; /* 11 s */
-
-        assert_int_equal(holder(&p, &s, 0, 95, cg, 2, &pick), HOLDER_PICK);
-        cg[0].stall = 0;
-        assert_int_equal(holder(&p, &s, 5, 60, cg, 2, &pick), HOLDER_KEEP); /* calm from 5 */
-        assert_int_equal(holder(&p, &s, 60, 60, cg, 2, &pick), HOLDER_KEEP); /* 55 s unseen: from 60 */
-        for (double t = 60 + window; t < 90; t += window)
-                assert_int_equal(holder(&p, &s, t, 60, cg, 2, &pick), HOLDER_KEEP);
-        assert_int_equal(holder(&p, &s, 90, 60, cg, 2, &pick), HOLDER_RELEASE); /* 30 s seen */
-}
-
-/* The picked one went: a pick afresh, after MinDwellSec. */
-static void holder_forgotten_when_gone(void **state) {
-        struct policy_params p = params();
-        struct policy_holder_state s = { 0 };
-        struct policy_holder_cg cg[2] = { { .share = 10, .stall = 5 }, { .share = 85, .stall = 40 } };
-        unsigned pick = 99;
-
-        assert_int_equal(holder(&p, &s, 0, 95, cg, 2, &pick), HOLDER_PICK);
-        policy_holder_forget(&s, S(20));
-        assert_false(s.have);
-        assert_int_equal(holder(&p, &s, 25, 95, cg, 2, &pick), HOLDER_KEEP);
-        assert_int_equal(holder(&p, &s, 30, 95, cg, 2, &pick), HOLDER_PICK);
-}
-
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(cap_never_above_the_limit_from_before),
                 cmocka_unit_test(reasons_keep_their_numbers),
                 cmocka_unit_test(start_goes_to_the_baseline),
                 cmocka_unit_test(newcomer_gets_its_share),
@@ -1420,16 +1194,9 @@ int main(void) {
                 cmocka_unit_test(batch_at_its_cap_turns_the_shrinker_on),
                 cmocka_unit_test(batch_at_its_cap_holds_protection),
                 cmocka_unit_test(batch_at_its_cap_without_shrinker_at_cap),
-                cmocka_unit_test(batch_lent_while_the_cgroups_are_calm),
                 cmocka_unit_test(batch_cap_follows_the_room),
                 cmocka_unit_test(batch_filling_is_watched),
                 cmocka_unit_test(wobble_at_the_fast_rate_is_no_fill_rate),
-                cmocka_unit_test(holder_capped_while_another_stalls),
-                cmocka_unit_test(holder_never_a_source_or_a_small_one),
-                cmocka_unit_test(holder_released_after_the_others_are_calm),
-                cmocka_unit_test(holder_calm_needs_readings_without_gaps),
-                cmocka_unit_test(holder_cap_keeps_sampling),
-                cmocka_unit_test(holder_forgotten_when_gone),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

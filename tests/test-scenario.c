@@ -573,6 +573,48 @@ static void batch_cgroup_capped_from_the_start(void **state) {
         assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
 }
 
+/* A cap never loosens a limit already set (issue 48): batch.slice holds a
+ * limit of its own (60 % of the pool limit) before the daemon starts. The
+ * idle cap (67.5 %) would loosen it: left alone, nothing saved. Under
+ * pressure the cap (58 %) is below it: saved first, then written. Calm
+ * again, the cap would be 65.5 %: the limit is written, never more. On
+ * exit the limit is what is put back. */
+static void batch_cap_never_above_its_own_limit(void **state) {
+        struct fake *f = *state;
+        char limit[32];
+        struct saved sv;
+
+        with_batch_slice(f);
+        snprintf(limit, sizeof(limit), "%s", cap_bytes(LIMIT_KB, 60));
+        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "%s\n", limit);
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\nZswapMaxPercent=70\n"), 0);
+        assert_string_equal(zswap_max(f), limit);
+        assert_int_equal(count_logged(f, "a limit the daemon did not write; leaving it there"), 1);
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
+        at(f, 1, 0, 0, 12);
+        assert_string_equal(zswap_max(f), limit);
+        assert_int_equal(count_logged(f, "a limit the daemon did not write; leaving it there"), 1); /* once */
+
+        at(f, 2, 30, 500, 12);
+        at(f, 3, 30, 500, 12);
+        assert_int_equal(f->m.steer.policy.mode, MODE_THROUGHPUT);
+        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 58));
+        assert_int_equal(tu_savefile_read(f->state, &sv), 0);
+        assert_int_equal(sv.n_caps, 1);
+        assert_string_equal(sv.caps[0].value, limit);
+
+        at(f, 4, 0, 0, 12);
+        at(f, 10, 0, 0, 12);
+        assert_int_equal(f->m.steer.policy.mode, MODE_IDLE);
+        assert_true(f->m.steer.policy.batch_cap > 60); /* 65.5 % decided ... */
+        assert_string_equal(zswap_max(f), limit);     /* ... the limit written */
+        assert_logged(f, "its own limit from before, below the cap decided");
+
+        assert_int_equal(manager_restore(&f->m), 0);
+        assert_string_equal(zswap_max(f), limit);
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
+}
+
 /* A batch job fills the pool with no pressure anywhere, up to its cap: the
  * cap keeps the pool below the mark where the shrinker would turn on, and
  * since the cap bounds it, its growth is no reason to predict a full pool
@@ -617,97 +659,6 @@ static void batch_filling_the_pool_is_capped_not_protected(void **state) {
         assert_int_equal(f->m.steer.policy.mode, MODE_IDLE);
         assert_int_equal(f->m.steer.policy.n_flips, 0);
         assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
-}
-
-/* [Batch] LendWhenCalm=yes: the batch job stalls (the system's pressure)
- * while the service's cgroup is calm; after HoldSec the cap goes above
- * ZswapMaxPercent to the room the rest of the pool leaves, and back at the
- * first sample the service stalls, with the batch 5 % of the limit above
- * it. stat: the batch cgroup's memory.stat; extra: more configuration;
- * calm_batch: the batch job does not stall (it may be a pressure source). */
-static void batch_uses(struct fake *f, double pct, bool calm_batch) {
-        batch_use(f, pct);
-        if (calm_batch)
-                tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.pressure", "some total=0\nfull total=0\n");
-}
-
-static void lend_then_stall(struct fake *f, const char *stat, const char *extra, bool calm_batch) {
-        char conf[512];
-
-        with_batch_slice(f);
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.stat", "%s", stat);
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.reclaim", "%s", "");
-        tu_write(f->root, "/sys/fs/cgroup/app.slice/memory.pressure", "some total=0\nfull total=0\n");
-        snprintf(conf, sizeof(conf), QUICK "[Pressure]\nCgroups=app.slice\n[Batch]\nCgroups=batch.slice\n"
-                                           "LendWhenCalm=yes\n%s", extra);
-        assert_int_equal(start(f, conf), 0);
-        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 50));
-        for (int t = 1; t <= 5; t++) {
-                batch_uses(f, 35, calm_batch);
-                at(f, t, 30, 500, 45);
-                assert_int_equal(f->m.steer.policy.mode, MODE_THROUGHPUT);
-                assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 50));
-        }
-        /* calm for HoldSec: the room the rest (10 %) leaves below LowPercent */
-        batch_uses(f, 35, calm_batch);
-        at(f, 6, 30, 500, 45);
-        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 60));
-        assert_logged(f, "Moved the zswap cap of batch.slice to 117.2 MiB (60% of the pool limit): what the rest of "
-                         "the pool (10%) leaves below 70%, lent while the cgroups are calm");
-        assert_true(f->m.batch.cg[0].cap_lent);
-        /* the batch fills its loan; the service stalls (30 % of a second):
-         * ZswapMaxPercent at once */
-        tu_write(f->root, "/sys/fs/cgroup/app.slice/memory.pressure", "some total=300000\nfull total=0\n");
-        batch_uses(f, 55, calm_batch);
-        at(f, 7, 30, 500, 65);
-        assert_string_equal(zswap_max(f), cap_bytes(LIMIT_KB, 50));
-        assert_false(f->m.batch.cg[0].cap_lent);
-}
-
-static const char *reclaim_of_batch(struct fake *f) {
-        static char buf[64];
-        return tu_read(f->root, "/sys/fs/cgroup/batch.slice/memory.reclaim", buf, sizeof(buf));
-}
-
-/* ... and a kernel that writes back on request is asked for the 5 % above
- * the cap (10,240,000 bytes), less than a second's HANDBACK_BYTES_PER_SEC */
-static void batch_lent_and_handed_back(void **state) {
-        struct fake *f = *state;
-
-        lend_then_stall(f, "anon 0\nzswpwb 0\nzswpwb_proactive_b 0\n", "", false);
-        assert_string_equal(reclaim_of_batch(f), "10240000 zswap_writeback_only");
-        assert_logged(f, "Batch: Asking the kernel to write back what batch.slice holds above its cap (9.8 MiB), "
-                         "at most 16.0 MiB a second");
-        /* it did: within the cap, the asking stops */
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.reclaim", "%s", "");
-        batch_use(f, 45);
-        at(f, 8, 30, 500, 55);
-        assert_string_equal(reclaim_of_batch(f), "");
-        assert_logged(f, "Batch: the room lent to batch work is back (9.8 MiB asked back since start)");
-        /* restored on exit as any cap */
-        assert_int_equal(manager_restore(&f->m), 0);
-        assert_string_equal(zswap_max(f), "max");
-}
-
-/* ... a kernel that cannot is said so once and not written to */
-static void batch_lent_without_handback(void **state) {
-        struct fake *f = *state;
-
-        lend_then_stall(f, "anon 0\nzswpwb 0\n", "", false);
-        assert_string_equal(reclaim_of_batch(f), "");
-        batch_use(f, 55);
-        at(f, 8, 30, 500, 65);
-        assert_string_equal(reclaim_of_batch(f), "");
-        assert_int_equal(count_logged(f, "this kernel cannot write back a cgroup's zswap entries on request"), 1);
-}
-
-/* ... and a batch cgroup that is also a pressure source is never asked */
-static void batch_handback_never_of_a_pressure_source(void **state) {
-        struct fake *f = *state;
-
-        lend_then_stall(f, "anon 0\nzswpwb_proactive_b 0\n", "[Pressure]\nCgroups=app.slice batch.slice\n", true);
-        assert_true(f->m.steer.policy.handing_back);
-        assert_string_equal(reclaim_of_batch(f), "");
 }
 
 /* With ShrinkerAtCap=yes, once the job stores at its cap the shrinker turns
@@ -1444,143 +1395,6 @@ static void status_lists_patterns(void **state) {
         free(json);
 }
 
-/* ---- [Batch] LargestHolder= (holder.c) ------------------------------------ */
-
-/* A leaf cgroup holding share percent of the pool limit and stalling stall
- * percent of the last 10 s. */
-static void holding(struct fake *f, const char *dir, double share, double stall) {
-        uint64_t bytes = (uint64_t) (share / 100 * LIMIT_KB * 1024);
-        char p[512];
-
-        new_cgroup(f, dir, NULL);
-        snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/memory.zswap.current", dir);
-        tu_write(f->root, p, "%llu\n", (unsigned long long) bytes);
-        snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/memory.stat", dir);
-        tu_write(f->root, p, "anon 4096\nzswap %llu\nzswapped %llu\n", (unsigned long long) bytes,
-                 (unsigned long long) bytes * 3);
-        snprintf(p, sizeof(p), "/sys/fs/cgroup/%s/memory.pressure", dir);
-        tu_write(f->root, p, "some avg10=%.2f avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 "
-                 "avg300=0.00 total=0\n", stall);
-}
-
-/* Nobody named batch work: the cgroup that holds most of the pool is capped
- * (saved first) while another stalls, and its cap lifted when the others
- * have been calm for HoldSec; restored on exit. */
-static void largest_holder_capped_while_another_stalls(void **state) {
-        struct fake *f = *state;
-        const char *job = "batch.slice/job.scope";
-
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
-        holding(f, "system.slice/db.service", 10, 0);
-        holding(f, job, 80, 40);
-        assert_int_equal(start(f, QUICK "[Batch]\nLargestHolder=yes\nIdleCgroups=no\n"), 0);
-        at(f, 6, 20, 100, 95);
-        assert_string_equal(cap_of(f, job), "max"); /* nobody else stalls */
-
-        holding(f, "system.slice/db.service", 10, 5);
-        at(f, 12, 20, 100, 95);
-        assert_logged(f, "Batch: batch.slice/job.scope holds 80% of the pool limit while system.slice/db.service "
-                         "stalls 5.0% of the time");
-        assert_string_not_equal(cap_of(f, job), "max");
-        assert_true(saved(f, job));
-        assert_string_equal(cap_of(f, "system.slice/db.service"), "max");
-        assert_string_equal(batch_by(f, job), "largest-holder"); /* status says which rule capped it */
-
-        /* the others calm: lifted after HoldSec (5 s), scans 5 s apart */
-        holding(f, "system.slice/db.service", 10, 0);
-        at(f, 18, 20, 100, 90);
-        assert_string_not_equal(cap_of(f, job), "max");
-        at(f, 24, 20, 100, 90);
-        assert_string_equal(cap_of(f, job), "max");
-        assert_logged(f, "lifting the cap of batch.slice/job.scope (LargestHolder=yes)");
-        assert_false(saved(f, job));
-        assert_null(batch_by(f, job));
-
-        /* again, and the exit puts it back */
-        holding(f, "system.slice/db.service", 10, 8);
-        at(f, 30, 20, 100, 95);
-        assert_string_not_equal(cap_of(f, job), "max");
-        assert_int_equal(manager_restore(&f->m), 0);
-        assert_string_equal(cap_of(f, job), "max");
-}
-
-/* db.service stalls 5% while batch.slice/job.scope holds 80% of the pool:
- * the job is capped as the largest holder at the first scan (6 s). With
- * idle_cgroups, IdleCgroups=yes and the cpu controller (cpu.idle) as well. */
-static void start_with_job_capped(struct fake *f, const char *job, bool idle_cgroups) {
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", idle_cgroups ? "cpu memory\n" : "memory\n");
-        holding(f, "system.slice/db.service", 10, 5);
-        holding(f, job, 80, 40);
-        assert_int_equal(start(f, idle_cgroups ? QUICK "[Batch]\nLargestHolder=yes\nIdleCgroups=yes\n"
-                                               : QUICK "[Batch]\nLargestHolder=yes\nIdleCgroups=no\n"),
-                         0);
-        at(f, 6, 20, 100, 95);
-        assert_string_not_equal(cap_of(f, job), "max");
-}
-
-/* The others' calm must be seen, not assumed: a reading after a gap (the
- * daemon woken by a PSI trigger, avg10 not yet caught up with the stall that
- * woke it) starts the count again instead of lifting the cap. */
-static void largest_holder_not_lifted_after_a_gap(void **state) {
-        struct fake *f = *state;
-        const char *job = "batch.slice/job.scope";
-
-        start_with_job_capped(f, job, false);
-
-        holding(f, "system.slice/db.service", 10, 0);
-        at(f, 12, 0, 0, 20);
-        assert_false(f->m.sched.idle); /* a cap held: sampling on */
-        at(f, 80, 0, 0, 20); /* 68 s unseen */
-        assert_string_not_equal(cap_of(f, job), "max");
-        assert_false(logged(f, "lifting the cap"));
-        at(f, 86, 0, 0, 20); /* 6 s seen */
-        assert_string_equal(cap_of(f, job), "max");
-        assert_logged(f, "lifting the cap of batch.slice/job.scope (LargestHolder=yes)");
-}
-
-/* The cgroup LargestHolder= capped turns cpu.idle (a CPUWeight=idle unit):
- * from then on it is IdleCgroups= batch work, status says so, and it keeps
- * its cap when the others are calm. */
-static void largest_holder_hands_over_to_idle(void **state) {
-        struct fake *f = *state;
-        const char *job = "batch.slice/job.scope";
-
-        start_with_job_capped(f, job, true);
-        assert_string_equal(batch_by(f, job), "largest-holder");
-
-        /* cgroupfs says nothing when cpu.idle changes: the recheck at an
-         * active sample 5 s later sees it */
-        tu_write(f->root, "/sys/fs/cgroup/batch.slice/job.scope/cpu.idle", "1\n");
-        at(f, 12, 20, 100, 95);
-        assert_string_equal(batch_by(f, job), "idle-cgroups");
-
-        holding(f, "system.slice/db.service", 10, 0);
-        at(f, 18, 20, 100, 90);
-        at(f, 24, 20, 100, 90);
-        assert_logged(f, "lifting the cap of batch.slice/job.scope (LargestHolder=yes)");
-        assert_string_not_equal(cap_of(f, job), "max");
-        assert_true(saved(f, job));
-        assert_string_equal(batch_by(f, job), "idle-cgroups");
-        assert_int_equal(manager_restore(&f->m), 0);
-        assert_string_equal(cap_of(f, job), "max");
-}
-
-/* A pressure source is never capped, however much of the pool it holds. */
-static void largest_holder_never_a_pressure_source(void **state) {
-        struct fake *f = *state;
-
-        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
-        holding(f, "system.slice/db.service", 80, 0);
-        holding(f, "batch.slice/job.scope", 15, 60);
-        assert_int_equal(start(f, QUICK "[Pressure]\nCgroups=system.slice/db.service\n"
-                                        "[Batch]\nLargestHolder=yes\nIdleCgroups=no\n"), 0);
-        for (int t = 6; t <= 30; t += 6)
-                at(f, t, 20, 100, 95);
-        assert_string_equal(cap_of(f, "system.slice/db.service"), "max");
-        assert_string_equal(cap_of(f, "batch.slice/job.scope"), "max");
-        assert_false(logged(f, "holds 80%"));
-}
-
 int main(void) {
         const struct CMUnitTest tests[] = {
 #define T(x) cmocka_unit_test_setup_teardown(x, setup, teardown)
@@ -1603,11 +1417,9 @@ int main(void) {
                 T(reload_applies_or_keeps),
                 T(unreadable_pool_decides_nothing),
                 T(batch_cgroup_capped_from_the_start),
+                T(batch_cap_never_above_its_own_limit),
                 T(batch_filling_the_pool_is_capped_not_protected),
                 T(batch_at_its_cap_with_shrinker_at_cap),
-                T(batch_lent_and_handed_back),
-                T(batch_lent_without_handback),
-                T(batch_handback_never_of_a_pressure_source),
                 T(batch_cap_survives_sigkill),
                 T(batch_without_v2_is_said_once),
                 T(batch_dry_run_writes_nothing),
@@ -1632,10 +1444,6 @@ int main(void) {
                 T(followed_pressure_source),
                 T(restore_lifts_caps_of_vanished_cgroups),
                 T(status_lists_patterns),
-                T(largest_holder_capped_while_another_stalls),
-                T(largest_holder_never_a_pressure_source),
-                T(largest_holder_hands_over_to_idle),
-                T(largest_holder_not_lifted_after_a_gap),
 #undef T
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,26 +47,26 @@ static void check(const char *line, const struct record_event *ev) {
                 break;
         case RECORD_RESUME:
                 break;
-        case RECORD_HOLDER_CG:
-                FUZZ_ASSERT(isfinite(ev->holder_cg.share) && isfinite(ev->holder_cg.stall));
-                break;
-        case RECORD_HOLDER:
-                FUZZ_ASSERT(isfinite(ev->holder_pool));
-                FUZZ_ASSERT(ev->holder_action >= HOLDER_KEEP && ev->holder_action <= RECORD_HOLDER_FORGET);
-                FUZZ_ASSERT(ev->holder_pick < RECORD_HOLDER_CGS);
-                break;
         case RECORD_CGROUPS:
                 FUZZ_ASSERT(ev->sample.cgroups_valid && isfinite(ev->sample.cgroups_pressure));
+                break;
+        case RECORD_OLD_HOLDER_CG: /* read, never written (LargestHolder=, before 0.3.0) */
+        case RECORD_OLD_HOLDER:
                 break;
         }
 }
 
-/* parse -> format -> parse is the identity, and the text a fixed point. */
+/* parse -> format -> parse is the identity, and the text a fixed point;
+ * the lines nothing writes any more are not formatted. */
 static void round_trip(const struct record_event *ev) {
         static char text[RECORD_LINE_MAX], again[RECORD_LINE_MAX], why[256];
         struct record_event ev2;
         int n = record_format_event(ev, text, sizeof(text));
 
+        if (ev->type == RECORD_OLD_HOLDER_CG || ev->type == RECORD_OLD_HOLDER) {
+                FUZZ_ASSERT(n == -EINVAL);
+                return;
+        }
         FUZZ_ASSERT(n > 2 && (size_t) n < sizeof(text) && text[n - 1] == '\n' && strchr(text, '\n') == text + n - 1);
         text[n - 1] = '\0';
         if (record_parse_line(text, &ev2, why, sizeof(why)) != 0) {
