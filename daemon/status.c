@@ -378,7 +378,7 @@ static int not_running(const struct kernel *k, const char *config_path, status_e
         host_probe(k, &h);
         would_probe(k, &h, config_path, &w);
         advise = w.config_ok && !w.n_batch && !w.n_idle && !w.n_units &&
-                 advice_scan(k, h.have_pool ? h.pool.limit_bytes : 0, ADVICE_DEPTH, false, &advice) == 0;
+                 advice_scan(k, h.have_pool ? h.pool.limit_bytes : 0, ADVICE_DEPTH, &advice) == 0;
         if (json) {
                 snapshot_json_not_running_open(e, why, stdout);
                 fputs(",\"host\":", stdout);
