@@ -1196,11 +1196,11 @@ static void glob_match_capped_on_creation(void **state) {
         assert_logged(f, "Batch: /sys/fs/cgroup/batch.slice/job-1.scope appeared; batch work from now on");
         assert_true(saved(f, "batch.slice/job-1.scope"));
 
-        /* a second one: at once its share of the cap in force, then the
+        /* a second one: at once its share of the room nobody holds, then the
          * share divided over both */
         new_cgroup(f, "batch.slice/job-2.scope", NULL);
         until_cap(f, "batch.slice/job-2.scope", cap_bytes(LIMIT_KB, 33.75));
-        assert_logged(f, "its share of the cap in force");
+        assert_logged(f, "its share of the room nobody holds");
         until_cap(f, "batch.slice/job-1.scope", cap_bytes(LIMIT_KB, 33.75));
         assert_true(saved(f, "batch.slice/job-2.scope"));
         assert_int_equal(f->m.batch.n, 2);
