@@ -50,9 +50,28 @@ static void settle(struct manager *m) {
                 m->follow.settle = NULL;
 }
 
+/* A cap on a pressure source, on a cgroup inside one or on one that holds
+ * one would take the pages of the work it protects: never batch work. */
+static bool overlaps_pressure(struct manager *m, const char *path) {
+        const char *src = sources_pressure_overlap(&m->sources, path);
+
+        if (!src)
+                return false;
+        if (!m->follow.overlap_said)
+                log_warning("Batch: %s matches, but it is, lies in or holds the pressure source %s; a cap there "
+                            "would take the pages of the work it protects: not batch work (said once)",
+                            path, src);
+        else
+                log_debug("Batch: %s overlaps the pressure source %s; not batch work", path, src);
+        m->follow.overlap_said = true;
+        return true;
+}
+
 static void batch_add(struct follow *f, const struct follow_match *mt, void *userdata) {
         struct manager *m = userdata;
 
+        if (overlaps_pressure(m, mt->path))
+                return;
         const char *by = mt->pattern == FOLLOW_UNIT   ? BATCH_BY_UNITS
                          : mt->pattern == FOLLOW_IDLE ? BATCH_BY_IDLE
                                                       : BATCH_BY_CGROUPS;
@@ -88,6 +107,18 @@ static void pressure_add(struct follow *f, const struct follow_match *mt, void *
         snprintf(f_unit, sizeof(f_unit), "UNIT=%s", mt->unit ? mt->unit : "");
         fields[0] = mt->unit ? f_unit : NULL;
         log_fields(LOG_INFO, fields, "PSI: %s appeared; a pressure source from now on", mt->path);
+        /* a followed batch cgroup it lies in or holds is batch work no more */
+        for (unsigned i = m->batch.n; i-- > 0;) {
+                char dir[sizeof(m->batch.cg[0].spec)];
+                if (!m->batch.cg[i].followed)
+                        continue;
+                snprintf(dir, sizeof(dir), "%s", m->batch.cg[i].spec);
+                if (sources_is_pressure(&m->sources, dir)) {
+                        sources_follow_remove(&m->sources, dir, true);
+                        batch_follow_remove(&m->batch, &m->kernel, &m->restore, dir,
+                                            "overlaps a new pressure source");
+                }
+        }
 }
 
 static void pressure_remove(struct follow *f, const struct follow_match *mt, void *userdata) {
@@ -139,7 +170,7 @@ static struct follow *start_one(struct manager *m, const char *name, const struc
                 return NULL;
         struct follow_params p = {
                 .name = name, .kernel = &m->kernel, .event = m->event, .patterns = &globs, .idle = idle,
-                .max = m->conf.batch_max_cgroups, .on_add = add, .on_remove = remove, .userdata = m,
+                .caps = add == batch_add, .max = m->conf.batch_max_cgroups, .on_add = add, .on_remove = remove, .userdata = m,
         };
         (void) follow_new(&f, &p); /* without inotify it still holds what matches now */
         return f;
@@ -170,7 +201,7 @@ void follow_wire_stop(struct manager *m) {
         m->follow.pressure = follow_free(m->follow.pressure);
         m->follow.kick = sd_event_source_disable_unref(m->follow.kick);
         m->follow.settle = sd_event_source_disable_unref(m->follow.settle);
-        m->follow.sources_full_said = false;
+        m->follow.sources_full_said = m->follow.overlap_said = false;
 }
 
 void follow_wire_tick(struct manager *m, uint64_t now) {
