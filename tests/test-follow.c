@@ -865,6 +865,40 @@ static void test_follow_bounded_pass(void **state) {
         assert_int_equal(follow_n_events(r->f), 3000);
 }
 
+/* An overflowing inotify queue: the listing afresh waits for the rescan
+ * timer (at most one a second while a storm lasts), not done in the same
+ * turn as the overflow (at a31205f it was, once per overflow). */
+static void test_follow_overflow_rescan(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "o.slice/*" };
+        char p[64];
+        uint64_t t0;
+
+        mkdir_at(r, "/sys/fs/cgroup/o.slice");
+        start(r, pats, 1, false, 0);
+        /* more than max_queued_events (16384 by default) unread */
+        for (int i = 0; i < 9000; i++) {
+                snprintf(p, sizeof(p), "/sys/fs/cgroup/o.slice/x%d", i);
+                mkdir_at(r, p);
+        }
+        for (int i = 1; i < 9000; i++) {
+                snprintf(p, sizeof(p), "/sys/fs/cgroup/o.slice/x%d", i);
+                rmdir_at(r, p);
+        }
+        t0 = now_usec();
+        while (sd_event_run(r->event, 0) > 0)
+                ;
+        /* drained, and not listed afresh yet (unless draining took most of the second) */
+        if (now_usec() - t0 < 500 * USEC_PER_MSEC)
+                assert_false(logged(r, "too many cgroup changes"));
+        while (!logged(r, "too many cgroup changes") && now_usec() - t0 < 3 * USEC_PER_SEC)
+                assert_true(sd_event_run(r->event, USEC_PER_SEC) >= 0);
+        assert_true(now_usec() - t0 >= 900 * USEC_PER_MSEC);
+        assert_true(logged(r, "listing them afresh, at most once a second"));
+        assert_int_equal(follow_count(r->f), 1);
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/o.slice/x0"));
+}
+
 /* The storm of issue 46: an unprivileged user (uid 65534 here) makes and
  * removes thousands of idle cgroups in their delegated subtree, then root
  * makes thousands in a watched one. A sample timer runs every 100 ms on
@@ -1301,6 +1335,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_follow_idle_quota, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_follow_ancestors_refused, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_follow_bounded_pass, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_overflow_rescan, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_follow_delegated_storm, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_units_bus, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_units_no_bus, rec_setup, rec_teardown),
