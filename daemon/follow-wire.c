@@ -176,8 +176,67 @@ static struct follow *start_one(struct manager *m, const char *name, const struc
         return f;
 }
 
+/* rel is top or lies below it */
+static bool at_or_below(const char *rel, const char *top) {
+        size_t n = strlen(top);
+
+        return strncmp(rel, top, n) == 0 && (rel[n] == '\0' || rel[n] == '/');
+}
+
+/* The fixed [Batch] Cgroups= paths (batch_setup(), before the first cap):
+ * never one in init.scope or one around the daemon's own cgroup, which a
+ * cap there would reach too (memory.zswap.max is hierarchical). One that
+ * is, lies in or holds a pressure source the admin also named is capped
+ * as configured, with a notice; only the followed matches, which others
+ * can make, are refused for it (batch_add()). */
+static void refuse_fixed(struct manager *m) {
+        char own[512] = "";
+        bool own_known = cglob_own_cgroup(&m->kernel, own, sizeof(own)) == 0 && *own;
+
+        for (unsigned i = m->batch.n; i-- > 0;) {
+                struct batch_cg *cg = &m->batch.cg[i];
+                char dir[sizeof(cg->path)];
+                const char *rel, *src = NULL, *where = "[Batch]", *why = NULL;
+                char *slash;
+
+                if (cg->followed)
+                        continue;
+                snprintf(dir, sizeof(dir), "%s", cg->path);
+                if (!(slash = strrchr(dir, '/')))
+                        continue;
+                *slash = '\0';
+                rel = strncmp(dir, CGROUP_ROOT "/unified/", sizeof(CGROUP_ROOT "/unified/") - 1) == 0
+                              ? dir + sizeof(CGROUP_ROOT "/unified/") - 1
+                              : dir + sizeof(CGROUP_ROOT "/") - 1;
+                if (strlen(dir) < sizeof(CGROUP_ROOT "/"))
+                        continue; /* batch_setup() keeps only cgroups below it */
+                if (at_or_below(rel, "init.scope"))
+                        why = "lies in init.scope (PID 1)";
+                else if (own_known && (at_or_below(rel, own) || at_or_below(own, rel)))
+                        why = "is, lies in or holds the daemon's own cgroup";
+                else if ((src = sources_pressure_overlap(&m->sources, dir))) {
+                        /* both named by the admin: as they said, with a word */
+                        log_notice("Batch: Cgroups=%s is, lies in or holds the pressure source %s; capped as "
+                                   "configured, though a cap there reaches the pages of the work it protects",
+                                   cg->spec, src);
+                        continue;
+                }
+                if (!why)
+                        continue;
+                for (unsigned j = 0; j < m->conf.batch_cgroups.n; j++)
+                        if (strcmp(m->conf.batch_cgroups.item[j], cg->spec) == 0 && m->conf.batch_cgroups.where[j])
+                                where = m->conf.batch_cgroups.where[j];
+                log_warning("%s: Cgroups=%s %s; a cap there would reach it too: not capping it", where, cg->spec,
+                            why);
+                memmove(cg, cg + 1, (m->batch.n - i - 1) * sizeof(*cg));
+                m->batch.n--;
+        }
+}
+
 void follow_wire_start(struct manager *m) {
         const struct conf *c = &m->conf;
+
+        refuse_fixed(m);
 
         m->follow.batch = start_one(m, "Batch", &c->batch_cgroups, c->batch_idle, c->batch_units.n > 0, batch_add,
                                     batch_remove);

@@ -528,6 +528,27 @@ static void with_batch_slice(struct fake *f) {
         batch_use(f, 0);
 }
 
+/* Issue 46: a cap on a cgroup that holds the daemon's own reaches the
+ * daemon too, and one in init.scope PID 1: a fixed [Batch] Cgroups= path
+ * there is refused with its FILE:LINE (at a31205f both were capped). */
+static void batch_fixed_path_around_own_cgroup_refused(void **state) {
+        struct fake *f = *state;
+        char buf[32];
+
+        with_batch_slice(f);
+        tu_write(f->root, "/proc/self/cgroup", "0::/batch.slice/zswap-tuned.service\n");
+        tu_write(f->root, "/sys/fs/cgroup/init.scope/x/memory.zswap.max", "max\n");
+        tu_write(f->root, "/sys/fs/cgroup/init.scope/x/memory.zswap.current", "0\n");
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice init.scope/x\n"), 0);
+        assert_logged(f, "Cgroups=batch.slice is, lies in or holds the daemon's own cgroup; a cap there would reach "
+                         "it too: not capping it");
+        assert_logged(f, "Cgroups=init.scope/x lies in init.scope (PID 1)");
+        assert_int_equal(f->m.batch.n, 0);
+        at(f, 1, 0, 500, 12);
+        assert_string_equal(zswap_max(f), "max");
+        assert_string_equal(tu_read(f->root, "/sys/fs/cgroup/init.scope/x/memory.zswap.max", buf, sizeof(buf)), "max");
+}
+
 static void batch_cgroup_capped_from_the_start(void **state) {
         struct fake *f = *state;
         struct saved sv;
@@ -1608,6 +1629,7 @@ int main(void) {
                 T(batch_lent_and_handed_back),
                 T(batch_lent_without_handback),
                 T(batch_handback_never_of_a_pressure_source),
+                T(batch_fixed_path_around_own_cgroup_refused),
                 T(batch_cap_survives_sigkill),
                 T(batch_without_v2_is_said_once),
                 T(batch_dry_run_writes_nothing),
