@@ -484,6 +484,15 @@ static void decide_blind(const struct policy_params *p, struct policy_state *s, 
         d->next_usec = idle_check(p, in);
 }
 
+/* What policy_cap_divide() splits: the caps' room together (cap_bytes
+ * each, for the n_batch measured), and the most one may have. */
+static void batch_share(const struct policy_params *p, const struct policy_sample *in, struct policy_decision *d) {
+        double most = d->batch_cap > p->batch_max ? d->batch_cap : p->batch_max;
+
+        d->share_bytes = d->cap_bytes * (in->n_batch > 0 ? in->n_batch : 1);
+        d->most_bytes = whole_pages((uint64_t) ((double) in->limit_bytes * most / 100), in->page_size);
+}
+
 void policy_decide(const struct policy_params *p, struct policy_state *s,
                    const struct policy_sample *in, struct policy_decision *d) {
         policy_reason reason;
@@ -560,15 +569,12 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                 d->cap_at_max = d->batch_cap >= 0 && d->batch_cap == p->batch_max;
                 d->cap_lent = s->lending && d->batch_cap > p->batch_max;
                 d->handback = handback(s, in, d->batch_cap);
-                if (d->batch_cap >= 0) {
-                        double most = d->batch_cap > p->batch_max ? d->batch_cap : p->batch_max;
-
+                if (d->batch_cap >= 0)
                         d->cap_bytes = whole_pages((uint64_t) ((double) in->limit_bytes * d->batch_cap / 100),
                                                    in->page_size);
-                        d->share_bytes = d->cap_bytes * (in->n_batch > 0 ? in->n_batch : 1);
-                        d->most_bytes = whole_pages((uint64_t) ((double) in->limit_bytes * most / 100), in->page_size);
-                }
         }
+        if (d->batch_cap >= 0)
+                batch_share(p, in, d);
 
         /* The knob is not what the mode wants: a write failed, or the
          * admin's time is up. Put it right; that is no flip. */
