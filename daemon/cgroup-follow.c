@@ -912,7 +912,8 @@ void follow_recheck_idle(struct follow *f) {
         if (!f || !f->idle)
                 return;
         for (unsigned i = f->n; i-- > 0;)
-                if (f->m[i]->pattern == FOLLOW_IDLE && (!is_idle(f, f->m[i]->path) || !idle_trusted(f, f->m[i]->path)))
+                if (f->m[i]->pattern == FOLLOW_IDLE &&
+                    (!is_idle(f, f->m[i]->path) || !idle_trusted(f, f->m[i]->path)))
                         remove_at(f, i);
         /* the watched directories are the cgroups we know of */
         for (unsigned i = 0; i < f->n_w; i++)

@@ -170,7 +170,8 @@ static struct follow *start_one(struct manager *m, const char *name, const struc
                 return NULL;
         struct follow_params p = {
                 .name = name, .kernel = &m->kernel, .event = m->event, .patterns = &globs, .idle = idle,
-                .caps = add == batch_add, .max = m->conf.batch_max_cgroups, .on_add = add, .on_remove = remove, .userdata = m,
+                .caps = add == batch_add, .max = m->conf.batch_max_cgroups, .on_add = add, .on_remove = remove,
+                .userdata = m,
         };
         (void) follow_new(&f, &p); /* without inotify it still holds what matches now */
         return f;

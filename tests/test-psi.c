@@ -258,7 +258,8 @@ static void pressure_overlap_by_ancestry(void **state) {
         struct conf c;
 
         tu_write(root, "/sys/fs/cgroup/system.slice/cgroup.procs", "%s", "");
-        setup_sources(root, &k, &s, &c, "[Pressure]\nSystem=yes\nCgroups=system.slice\n[Batch]\nCgroups=batch.slice\n");
+        setup_sources(root, &k, &s, &c,
+                      "[Pressure]\nSystem=yes\nCgroups=system.slice\n[Batch]\nCgroups=batch.slice\n");
         assert_true(sources_is_pressure(&s, "/sys/fs/cgroup/system.slice"));
         assert_true(sources_is_pressure(&s, "/sys/fs/cgroup/system.slice/db.service"));
         assert_true(sources_is_pressure(&s, "/sys/fs/cgroup/system.slice/db.service/x"));
@@ -287,7 +288,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(cgroup_paths, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(one_source_per_file, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(long_name_comes_and_goes, tu_setup_tmpdir, tu_teardown_tmpdir),
-                cmocka_unit_test_setup_teardown(batch_and_pressure_places_apart, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(batch_and_pressure_places_apart, tu_setup_tmpdir,
+                                                tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(pressure_overlap_by_ancestry, tu_setup_tmpdir, tu_teardown_tmpdir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
