@@ -11,6 +11,7 @@
 #include "util.h"
 
 _Static_assert(BATCH_MAX_CGROUPS <= SAVED_MAX_CAPS, "every batch cgroup's original must fit in the save file");
+_Static_assert(BATCH_MAX_CGROUPS <= POLICY_MAX_BATCH, "policy_cap_newcomer() divides among them all");
 
 void batch_setup(struct batch *b, const struct kernel *k, const struct conf_list *cgroups, double max_pct) {
         b->n = 0;
@@ -272,13 +273,24 @@ void batch_apply(struct batch *b, const struct kernel *k, struct restore *rs, bo
                  const struct policy_decision *d) {
         if (d->batch_keep)
                 return;
+        uint64_t use[BATCH_MAX_CGROUPS], caps[BATCH_MAX_CGROUPS];
+
         b->last = *d;
         b->have_last = true;
         b->dry_run = dry_run;
+        /* the share split by what each holds, not by how many they are */
+        for (unsigned i = 0; i < b->n; i++)
+                use[i] = b->cg[i].use;
+        if (d->batch_cap >= 0)
+                policy_cap_divide(d->share_bytes, d->most_bytes, use, b->n, page_size(), caps);
         for (unsigned i = 0; i < b->n; i++) {
-                if (d->batch_cap >= 0)
-                        cap(&b->cg[i], k, rs, dry_run, d);
-                else
+                if (d->batch_cap >= 0) {
+                        struct policy_decision one = *d;
+                        one.cap_bytes = caps[i];
+                        if (d->cap_bytes > 0)
+                                one.batch_cap = d->batch_cap * (double) caps[i] / (double) d->cap_bytes;
+                        cap(&b->cg[i], k, rs, dry_run, &one);
+                } else
                         (void) uncap(&b->cg[i], rs);
         }
 }
@@ -302,7 +314,7 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
                      const char *by, const char *why) {
         struct match_fields mf;
         struct batch_cg *c, one = { .followed = true, .by = by };
-        unsigned capped = 0;
+        uint64_t use[BATCH_MAX_CGROUPS];
         bool valid = strlen(dir) < sizeof(one.spec) && strlen(unit ? unit : "") < sizeof(one.unit) &&
                      kernel_cgroup_path(k, dir, "memory.zswap.max", one.path, sizeof(one.path)) == 0 &&
                      kernel_cgroup_path(k, dir, "memory.zswap.current", one.cur_path, sizeof(one.cur_path)) == 0 &&
@@ -332,16 +344,16 @@ int batch_follow_add(struct batch *b, const struct kernel *k, struct restore *rs
         strcpy(one.spec, dir);
         strcpy(one.unit, unit ? unit : "");
         for (unsigned i = 0; i < b->n; i++)
-                capped += b->cg[i].capped;
+                use[i] = b->cg[i].use;
         c = &b->cg[b->n++];
         *c = one;
         log_fields(LOG_INFO, match_fields(&mf, c), "Batch: %s %s%s%s; batch work from now on", dir, why,
                    *c->unit ? ", unit " : "", c->unit);
-        /* capped before its first sample: its share of the cap in force,
-         * until the next sample divides it afresh */
+        /* capped before its first sample: its part of the room the others
+         * do not hold, until the next sample divides the share afresh */
         if (b->have_last && b->last.batch_cap >= 0) {
                 struct policy_decision d;
-                policy_cap_newcomer(&b->last, capped, page_size(), &d);
+                policy_cap_newcomer(&b->last, use, b->n - 1, page_size(), &d);
                 cap(c, k, rs, b->dry_run, &d);
         }
         return 0;

@@ -9,6 +9,7 @@
 #include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "cgroup-follow.h"
@@ -54,7 +55,11 @@ struct follow {
         int fd;
         struct pattern *pat;
         unsigned n_pat;
-        bool idle;
+        bool idle, caps;
+        uid_t owner;            /* of the hierarchy's root: root (a fake tree's, its maker) */
+        bool delegated_said, idle_full_said, evict_said, young_full_said, refused_said, overflow_said;
+        bool overflowed;        /* the queue overflowed: the rescan lists everything afresh */
+        uint64_t events;        /* inotify events handled */
         char mount[sizeof("/sys/fs/cgroup/unified")]; /* the v2 mount for relative patterns, Units= and idle */
         char own[PATH_MAX];     /* below the mount; "" if unknown */
         bool own_known;
@@ -100,7 +105,16 @@ static const char *below(const char *path, const char *mount) {
         return path[n] == '/' ? path + n + 1 : NULL;
 }
 
-/* Never the root cgroup, init.scope or the daemon's own, whatever took it. */
+/* rel is top or lies below it */
+static bool at_or_below(const char *rel, const char *top) {
+        size_t n = strlen(top);
+
+        return strncmp(rel, top, n) == 0 && (rel[n] == '\0' || rel[n] == '/');
+}
+
+/* Never the root cgroup, init.scope or the daemon's own, or a cgroup below
+ * them, whatever took it; for caps, never one that holds the daemon's own
+ * either (memory.zswap.max is hierarchical). */
 static bool allowed(const struct follow *f, const char *path) {
         const char *rel = below(path, f->mount);
 
@@ -108,11 +122,28 @@ static bool allowed(const struct follow *f, const char *path) {
                 rel = below(path, CGROUP_ROOT);
         if (!rel)
                 return false;
-        if (!*rel || strcmp(rel, "init.scope") == 0 || strcmp(rel, "unified") == 0 ||
-            strcmp(rel, "unified/init.scope") == 0)
+        if (at_or_below(rel, "unified")) /* the hybrid layout's v2 mount, named from CGROUP_ROOT */
+                rel += rel[7] ? 8 : 7;
+        if (!*rel || at_or_below(rel, "init.scope"))
                 return false;
-        return !(f->own_known && *f->own && strcmp(rel, f->own) == 0);
+        if (f->own_known && *f->own && (at_or_below(rel, f->own) || (f->caps && at_or_below(f->own, rel))))
+                return false;
+        return true;
 }
+
+static unsigned count_idle(const struct follow *f) {
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < f->n; i++)
+                n += f->m[i]->pattern == FOLLOW_IDLE;
+        return n;
+}
+
+static unsigned idle_max(const struct follow *f) {
+        return (f->max + FOLLOW_IDLE_SHARE - 1) / FOLLOW_IDLE_SHARE;
+}
+
+static void remove_at(struct follow *f, unsigned i);
 
 static void add_match(struct follow *f, const char *path, const char *unit, int pattern) {
         struct follow_match *m;
@@ -125,8 +156,36 @@ static void add_match(struct follow *f, const char *path, const char *unit, int 
                         m->unit = strdup(unit);
                 return;
         }
-        if (!allowed(f, path))
+        if (!allowed(f, path)) {
+                if (!f->refused_said)
+                        log_notice("%s: %s is the root cgroup, init.scope or the daemon's own cgroup, lies in one of "
+                                   "them%s; never taken (said once)", f->name, path,
+                                   f->caps ? " or holds the daemon's own" : "");
+                f->refused_said = true;
                 return;
+        }
+        /* IdleCgroups= takes its share of the places at most, and gives
+         * one back to the admin's named patterns and units */
+        if (pattern == FOLLOW_IDLE && count_idle(f) >= idle_max(f)) {
+                if (!f->idle_full_said)
+                        log_notice("%s: IdleCgroups= takes at most %u of the MaxCgroups=%u places (the rest are the "
+                                   "named patterns' and units'); %s and later idle cgroups are left out while "
+                                   "they are taken (said once)", f->name, idle_max(f), f->max, path);
+                f->idle_full_said = f->full = true;
+                return;
+        }
+        if (f->n >= f->max && pattern != FOLLOW_IDLE)
+                for (unsigned v = f->n; v-- > 0;)
+                        if (f->m[v]->pattern == FOLLOW_IDLE) {
+                                if (!f->evict_said)
+                                        log_notice("%s: MaxCgroups=%u places are taken; %s, named in the "
+                                                   "configuration, takes the place of %s, taken for its cpu.idle "
+                                                   "(said once)", f->name, f->max, path, f->m[v]->path);
+                                f->evict_said = true;
+                                f->full = true;
+                                remove_at(f, v);
+                                break;
+                        }
         if (f->n >= f->max) {
                 if (!f->full_warned)
                         log_warning("%s: more than MaxCgroups=%u cgroups match; the first %u keep their place, "
@@ -283,6 +342,83 @@ static bool join(char *buf, size_t size, const char *dir, const char *name) {
         return (size_t) snprintf(buf, size, "%s/%s", dir, name) < size;
 }
 
+/* Is the cgroup directory someone else's than root's: a delegated subtree
+ * (systemd chowns a delegated unit's directory, its cgroup.procs and
+ * cgroup.subtree_control to the user, and marks it trusted.delegate, or
+ * user.delegate in a user's manager), or one made there? Then why says
+ * so. A directory that cannot be looked at (gone) is not taken either. */
+static bool delegated(const struct follow *f, const char *dir, char *why, size_t size) {
+        static const char *const xattrs[] = { "trusted.delegate", "user.delegate" };
+        static const char *const files[] = { "cgroup.procs", "cgroup.subtree_control" };
+        char real[PATH_MAX + 512], file[PATH_MAX + 600], v[8];
+        struct stat st;
+
+        *why = '\0';
+        if (kernel_path(f->kernel, dir, real, sizeof(real)) < 0 || lstat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+                return true;
+        if (st.st_uid != f->owner) {
+                snprintf(why, size, "owned by uid %u", (unsigned) st.st_uid);
+                return true;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(xattrs); i++) {
+                ssize_t n = getxattr(real, xattrs[i], v, sizeof(v));
+                if (n > 0 && v[0] != '0') {
+                        snprintf(why, size, "marked %s", xattrs[i]);
+                        return true;
+                }
+        }
+        for (size_t i = 0; i < ELEMENTSOF(files); i++)
+                if ((size_t) snprintf(file, sizeof(file), "%s/%s", real, files[i]) < sizeof(file) &&
+                    lstat(file, &st) == 0 && st.st_uid != f->owner) {
+                        snprintf(why, size, "its %s owned by uid %u", files[i], (unsigned) st.st_uid);
+                        return true;
+                }
+        return false;
+}
+
+/* IdleCgroups= stays out of dir and everything below it: said once, the
+ * rest at debug level. */
+static bool skip_delegated(struct follow *f, const char *dir) {
+        char why[96];
+
+        if (!delegated(f, dir, why, sizeof(why)))
+                return false;
+        if (!*why) /* gone, or not a directory */
+                return true;
+        if (!f->delegated_said)
+                log_notice("%s: IdleCgroups= leaves out %s and every cgroup below it (%s): a delegated subtree is "
+                           "its user's, and only root's own cgroups are batch work for their cpu.idle (said once; "
+                           "the others at debug level)", f->name, dir, why);
+        else
+                log_debug("%s: IdleCgroups= leaves out %s (%s)", f->name, dir, why);
+        f->delegated_said = true;
+        return true;
+}
+
+/* No directory from the mount down to path is delegated (one may have
+ * become so since the walk went down). */
+static bool idle_trusted(struct follow *f, const char *path) {
+        char p[PATH_MAX];
+        size_t m = strlen(f->mount);
+
+        if (strlen(path) <= m || (size_t) snprintf(p, sizeof(p), "%s", path) >= sizeof(p))
+                return false;
+        for (char *c = p + m + 1;; c++)
+                if (*c == '/' || *c == '\0') {
+                        char was = *c;
+                        *c = '\0';
+                        if (skip_delegated(f, p))
+                                return false;
+                        if (!(*c = was))
+                                return true;
+                }
+}
+
+static void idle_take(struct follow *f, const char *path) {
+        if (idle_trusted(f, path))
+                add_match(f, path, NULL, FOLLOW_IDLE);
+}
+
 static void scan_pattern_dir(struct follow *f, unsigned pi, const char *dir);
 static void scan_idle_dir(struct follow *f, const char *dir, unsigned depth);
 
@@ -308,7 +444,7 @@ static int on_young(sd_event_source *s, uint64_t usec, void *userdata) {
         for (unsigned i = f->n_young; i-- > 0;) {
                 struct young *y = &f->young[i];
                 if (is_idle(f, y->path)) {
-                        add_match(f, y->path, NULL, FOLLOW_IDLE);
+                        idle_take(f, y->path);
                         young_drop_at(f, i);
                 } else if (usec >= y->until || !kernel_exists(f->kernel, y->path))
                         young_drop_at(f, i);
@@ -321,8 +457,16 @@ static int on_young(sd_event_source *s, uint64_t usec, void *userdata) {
 static void young_add(struct follow *f, const char *path) {
         uint64_t now;
 
-        if (!f->event || f->n_young >= YOUNG_MAX || sd_event_now(f->event, CLOCK_MONOTONIC, &now) < 0)
+        if (!f->event || sd_event_now(f->event, CLOCK_MONOTONIC, &now) < 0)
                 return;
+        if (f->n_young >= YOUNG_MAX) {
+                if (!f->young_full_said)
+                        log_notice("%s: %u new cgroups wait for their cpu.idle already; %s and later ones are read "
+                                   "again only at the recheck of an active sample (said once)", f->name, YOUNG_MAX,
+                                   path);
+                f->young_full_said = true;
+                return;
+        }
         for (unsigned i = 0; i < f->n_young; i++)
                 if (strcmp(f->young[i].path, path) == 0)
                         return;
@@ -349,9 +493,9 @@ static void child_appeared(struct follow *f, const char *dir, const char *name) 
                 else if (cglob_match_parent(&p->g, rel))
                         scan_pattern_dir(f, i, path);
         }
-        if (f->idle && below(path, f->mount)) {
+        if (f->idle && below(path, f->mount) && !skip_delegated(f, path)) {
                 if (is_idle(f, path))
-                        add_match(f, path, NULL, FOLLOW_IDLE);
+                        idle_take(f, path);
                 else
                         young_add(f, path);
                 scan_idle_dir(f, path, 1);
@@ -394,10 +538,10 @@ static void scan_pattern_dir(struct follow *f, unsigned pi, const char *dir) {
 static void idle_child(struct follow *f, const char *dir, const char *name, unsigned depth) {
         char path[PATH_MAX];
 
-        if (!join(path, sizeof(path), dir, name))
+        if (!join(path, sizeof(path), dir, name) || skip_delegated(f, path))
                 return;
         if (is_idle(f, path))
-                add_match(f, path, NULL, FOLLOW_IDLE);
+                idle_take(f, path);
         else if (!f->scanning_at_start) /* below a new one, or after a lost event: new too */
                 young_add(f, path);
         scan_idle_dir(f, path, depth + 1);
@@ -449,10 +593,30 @@ static void scan_all(struct follow *f) {
                 f->full_warned = false;
 }
 
+/* After an overflow: the IN_IGNORED of removed directories may be among
+ * what was lost; then everything is listed afresh. */
+static void rescan_after_overflow(struct follow *f) {
+        f->overflowed = false;
+        for (unsigned i = f->n_w; i-- > 0;)
+                if (!kernel_exists(f->kernel, f->w[i].path))
+                        drop_watch_at(f, i, true);
+        if (!f->overflow_said)
+                log_notice("%s: too many cgroup changes at once for inotify's queue; listing them afresh, at most "
+                           "once a second while it lasts (said once)", f->name);
+        else
+                log_debug("%s: inotify's queue overflowed again; listing the cgroups afresh", f->name);
+        f->overflow_said = true;
+        scan_all(f);
+}
+
 static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata) {
         struct follow *f = userdata;
 
         f->rescan_timer = sd_event_source_disable_unref(f->rescan_timer);
+        if (f->overflowed) {
+                rescan_after_overflow(f);
+                return 0;
+        }
         log_debug("%s: a place is free; looking for cgroups left out", f->name);
         scan_all(f);
         return 0;
@@ -507,7 +671,9 @@ int follow_process(struct follow *f) {
 
         if (f->fd < 0)
                 return 0;
-        for (;;) {
+        /* bounded: the rest waits for the loop's next turn (the fd stays
+         * readable), after the timers due meanwhile */
+        while (n < FOLLOW_EVENTS_PER_PASS) {
                 ssize_t len = read(f->fd, buf, sizeof(buf));
 
                 if (len < 0 && errno == EINTR)
@@ -518,16 +684,17 @@ int follow_process(struct follow *f) {
                         const struct inotify_event *ev = (const struct inotify_event *) (void *) p;
                         handle(f, ev, &overflow);
                         n++;
+                        f->events++;
                         p += sizeof(*ev) + ev->len;
                 }
         }
         if (overflow) {
-                /* IN_IGNORED of removed directories may be among what was lost */
-                for (unsigned i = f->n_w; i-- > 0;)
-                        if (!kernel_exists(f->kernel, f->w[i].path))
-                                drop_watch_at(f, i, true);
-                log_notice("%s: too many cgroup changes at once for inotify's queue; listing them afresh", f->name);
-                scan_all(f);
+                /* a storm: one rescan a second at most, not one per overflow */
+                f->overflowed = true;
+                if (f->event)
+                        arm_rescan(f);
+                if (!f->rescan_timer)
+                        rescan_after_overflow(f);
         }
         return n;
 }
@@ -564,6 +731,7 @@ int follow_new(struct follow **ret, const struct follow_params *p) {
         snprintf(f->name, sizeof(f->name), "%s", p->name ? p->name : "Follow");
         f->kernel = p->kernel;
         f->idle = p->idle;
+        f->caps = p->caps;
         f->max = p->max ? p->max : CONF_MAX_MATCHES_DEFAULT;
         f->max_w = f->max > MIN_WATCHES / 4 ? 4 * f->max : MIN_WATCHES;
         f->on_add = p->on_add;
@@ -577,6 +745,13 @@ int follow_new(struct follow **ret, const struct follow_params *p) {
                 log_info("%s: IdleCgroups=: no cgroup v2 hierarchy is mounted, so no cgroup is taken for its "
                          "cpu.idle", f->name);
                 f->idle = false;
+        }
+        {
+                char real[PATH_MAX + 64];
+                struct stat st;
+                /* whose the hierarchy is: root; in a fake tree, its maker */
+                if (kernel_path(f->kernel, f->mount, real, sizeof(real)) == 0 && stat(real, &st) == 0)
+                        f->owner = st.st_uid;
         }
         if (p->own) {
                 snprintf(f->own, sizeof(f->own), "%s", p->own);
@@ -618,6 +793,9 @@ int follow_new(struct follow **ret, const struct follow_params *p) {
         if (f->fd >= 0 && p->event) {
                 f->event = sd_event_ref(p->event);
                 r = sd_event_add_io(p->event, &f->io, f->fd, EPOLLIN, on_inotify, f);
+                /* below the timers: the watchdog and the samples go first in a storm */
+                if (r >= 0)
+                        (void) sd_event_source_set_priority(f->io, SD_EVENT_PRIORITY_NORMAL + 10);
                 if (r < 0)
                         log_warning("%s: cannot watch for new cgroups (%s): later ones are not noticed until a "
                                     "reload", f->name, err_str(r));
@@ -688,6 +866,10 @@ unsigned follow_n_watches(const struct follow *f) {
         return f ? f->n_w : 0;
 }
 
+uint64_t follow_n_events(const struct follow *f) {
+        return f ? f->events : 0;
+}
+
 int follow_fd(const struct follow *f) {
         return f ? f->fd : -1;
 }
@@ -730,10 +912,11 @@ void follow_recheck_idle(struct follow *f) {
         if (!f || !f->idle)
                 return;
         for (unsigned i = f->n; i-- > 0;)
-                if (f->m[i]->pattern == FOLLOW_IDLE && !is_idle(f, f->m[i]->path))
+                if (f->m[i]->pattern == FOLLOW_IDLE &&
+                    (!is_idle(f, f->m[i]->path) || !idle_trusted(f, f->m[i]->path)))
                         remove_at(f, i);
         /* the watched directories are the cgroups we know of */
         for (unsigned i = 0; i < f->n_w; i++)
                 if (below(f->w[i].path, f->mount) && *below(f->w[i].path, f->mount) && is_idle(f, f->w[i].path))
-                        add_match(f, f->w[i].path, NULL, FOLLOW_IDLE);
+                        idle_take(f, f->w[i].path);
 }

@@ -7,7 +7,14 @@
  * (IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_MOVED_*), no periodic rescans.
  * Bounded: at most max matches (beyond it one warning, the oldest keep
  * their place) and a bounded number of watches; an overflowing inotify
- * queue makes one rescan. Everything below the kernel's root prefix. */
+ * queue makes one rescan, at most one a second. Everything below the
+ * kernel's root prefix.
+ *
+ * A delegated subtree (a cgroup directory not owned by the owner of the
+ * hierarchy's root, or marked with systemd's trusted.delegate or
+ * user.delegate xattr, or whose cgroup.procs or cgroup.subtree_control
+ * belongs to someone else) is its user's: IdleCgroups= takes nothing in
+ * it and never descends into it. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +23,13 @@
 #include "cgroup-glob.h"
 #include "conf.h"
 #include "kernel.h"
+
+/* IdleCgroups= takes at most max / FOLLOW_IDLE_SHARE places (rounded up). */
+#define FOLLOW_IDLE_SHARE 2
+/* follow_process() handles at most about this many events at a time, then
+ * returns to the event loop (which calls it again while more are queued):
+ * the watchdog and the samples go on during a storm. */
+#define FOLLOW_EVENTS_PER_PASS 1024
 
 /* What took a match (struct follow_match.pattern) besides a pattern index. */
 #define FOLLOW_UNIT (-1)  /* Units= */
@@ -38,7 +52,12 @@ struct follow_params {
         const struct kernel *kernel;
         sd_event *event;                /* NULL: no inotify; follow_process() by hand (tests) */
         const struct conf_list *patterns; /* Cgroups= entries: globs (plain paths are followed too) */
-        bool idle;                      /* IdleCgroups=yes */
+        bool idle;                      /* IdleCgroups=yes: root's own cgroups whose cpu.idle is 1
+                                         * (never one in a delegated subtree), at most
+                                         * FOLLOW_IDLE_SHARE of max; a named match (a pattern,
+                                         * Units=) takes the place of one when the set is full */
+        bool caps;                      /* the matches are capped ([Batch]): never an ancestor of
+                                         * the daemon's own cgroup either */
         unsigned max;                   /* MaxCgroups= */
         const char *own;                /* the daemon's cgroup below the mount; NULL: read it (cglob_own_cgroup) */
         follow_cb_t on_add, on_remove;  /* a match came, a match goes (m is freed after on_remove) */
@@ -59,6 +78,7 @@ const struct follow_match *follow_find(const struct follow *f, const char *path)
 unsigned follow_n_patterns(const struct follow *f);
 const char *follow_pattern(const struct follow *f, unsigned i); /* as configured */
 unsigned follow_n_watches(const struct follow *f);
+uint64_t follow_n_events(const struct follow *f); /* inotify events handled since the start */
 
 /* Units= (units.c): the unit has this ControlGroup ("/system.slice/x.service")
  * now, or none any more. */
@@ -69,8 +89,9 @@ void follow_remove_unit(struct follow *f, const char *unit);
  * for every watched cgroup (at an active sample, at reload). */
 void follow_recheck_idle(struct follow *f);
 
-/* Read and handle what inotify has queued (the io handler does this; for
- * tests without an event loop). Returns the number of events handled. */
+/* Read and handle what inotify has queued, about FOLLOW_EVENTS_PER_PASS
+ * events at most (the io handler does this; for tests without an event
+ * loop). Returns the number of events handled. */
 int follow_process(struct follow *f);
 /* The inotify fd (-1 if none), for tests. */
 int follow_fd(const struct follow *f);

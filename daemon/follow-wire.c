@@ -49,9 +49,28 @@ static void settle(struct manager *m) {
                 m->follow.settle = NULL;
 }
 
+/* A cap on a pressure source, on a cgroup inside one or on one that holds
+ * one would take the pages of the work it protects: never batch work. */
+static bool overlaps_pressure(struct manager *m, const char *path) {
+        const char *src = sources_pressure_overlap(&m->sources, path);
+
+        if (!src)
+                return false;
+        if (!m->follow.overlap_said)
+                log_warning("Batch: %s matches, but it is, lies in or holds the pressure source %s; a cap there "
+                            "would take the pages of the work it protects: not batch work (said once)",
+                            path, src);
+        else
+                log_debug("Batch: %s overlaps the pressure source %s; not batch work", path, src);
+        m->follow.overlap_said = true;
+        return true;
+}
+
 static void batch_add(struct follow *f, const struct follow_match *mt, void *userdata) {
         struct manager *m = userdata;
 
+        if (overlaps_pressure(m, mt->path))
+                return;
         const char *by = mt->pattern == FOLLOW_UNIT   ? BATCH_BY_UNITS
                          : mt->pattern == FOLLOW_IDLE ? BATCH_BY_IDLE
                                                       : BATCH_BY_CGROUPS;
@@ -87,6 +106,18 @@ static void pressure_add(struct follow *f, const struct follow_match *mt, void *
         snprintf(f_unit, sizeof(f_unit), "UNIT=%s", mt->unit ? mt->unit : "");
         fields[0] = mt->unit ? f_unit : NULL;
         log_fields(LOG_INFO, fields, "PSI: %s appeared; a pressure source from now on", mt->path);
+        /* a followed batch cgroup it lies in or holds is batch work no more */
+        for (unsigned i = m->batch.n; i-- > 0;) {
+                char dir[sizeof(m->batch.cg[0].spec)];
+                if (!m->batch.cg[i].followed)
+                        continue;
+                snprintf(dir, sizeof(dir), "%s", m->batch.cg[i].spec);
+                if (sources_is_pressure(&m->sources, dir)) {
+                        sources_follow_remove(&m->sources, dir, true);
+                        batch_follow_remove(&m->batch, &m->kernel, &m->restore, dir,
+                                            "overlaps a new pressure source");
+                }
+        }
 }
 
 static void pressure_remove(struct follow *f, const struct follow_match *mt, void *userdata) {
@@ -138,14 +169,74 @@ static struct follow *start_one(struct manager *m, const char *name, const struc
                 return NULL;
         struct follow_params p = {
                 .name = name, .kernel = &m->kernel, .event = m->event, .patterns = &globs, .idle = idle,
-                .max = m->conf.batch_max_cgroups, .on_add = add, .on_remove = remove, .userdata = m,
+                .caps = add == batch_add, .max = m->conf.batch_max_cgroups, .on_add = add, .on_remove = remove,
+                .userdata = m,
         };
         (void) follow_new(&f, &p); /* without inotify it still holds what matches now */
         return f;
 }
 
+/* rel is top or lies below it */
+static bool at_or_below(const char *rel, const char *top) {
+        size_t n = strlen(top);
+
+        return strncmp(rel, top, n) == 0 && (rel[n] == '\0' || rel[n] == '/');
+}
+
+/* The fixed [Batch] Cgroups= paths (batch_setup(), before the first cap):
+ * never one in init.scope or one around the daemon's own cgroup, which a
+ * cap there would reach too (memory.zswap.max is hierarchical). One that
+ * is, lies in or holds a pressure source the admin also named is capped
+ * as configured, with a notice; only the followed matches, which others
+ * can make, are refused for it (batch_add()). */
+static void refuse_fixed(struct manager *m) {
+        char own[512] = "";
+        bool own_known = cglob_own_cgroup(&m->kernel, own, sizeof(own)) == 0 && *own;
+
+        for (unsigned i = m->batch.n; i-- > 0;) {
+                struct batch_cg *cg = &m->batch.cg[i];
+                char dir[sizeof(cg->path)];
+                const char *rel, *src = NULL, *where = "[Batch]", *why = NULL;
+                char *slash;
+
+                if (cg->followed)
+                        continue;
+                snprintf(dir, sizeof(dir), "%s", cg->path);
+                if (!(slash = strrchr(dir, '/')))
+                        continue;
+                *slash = '\0';
+                rel = strncmp(dir, CGROUP_ROOT "/unified/", sizeof(CGROUP_ROOT "/unified/") - 1) == 0
+                              ? dir + sizeof(CGROUP_ROOT "/unified/") - 1
+                              : dir + sizeof(CGROUP_ROOT "/") - 1;
+                if (strlen(dir) < sizeof(CGROUP_ROOT "/"))
+                        continue; /* batch_setup() keeps only cgroups below it */
+                if (at_or_below(rel, "init.scope"))
+                        why = "lies in init.scope (PID 1)";
+                else if (own_known && (at_or_below(rel, own) || at_or_below(own, rel)))
+                        why = "is, lies in or holds the daemon's own cgroup";
+                else if ((src = sources_pressure_overlap(&m->sources, dir))) {
+                        /* both named by the admin: as they said, with a word */
+                        log_notice("Batch: Cgroups=%s is, lies in or holds the pressure source %s; capped as "
+                                   "configured, though a cap there reaches the pages of the work it protects",
+                                   cg->spec, src);
+                        continue;
+                }
+                if (!why)
+                        continue;
+                for (unsigned j = 0; j < m->conf.batch_cgroups.n; j++)
+                        if (strcmp(m->conf.batch_cgroups.item[j], cg->spec) == 0 && m->conf.batch_cgroups.where[j])
+                                where = m->conf.batch_cgroups.where[j];
+                log_warning("%s: Cgroups=%s %s; a cap there would reach it too: not capping it", where, cg->spec,
+                            why);
+                memmove(cg, cg + 1, (m->batch.n - i - 1) * sizeof(*cg));
+                m->batch.n--;
+        }
+}
+
 void follow_wire_start(struct manager *m) {
         const struct conf *c = &m->conf;
+
+        refuse_fixed(m);
 
         m->follow.batch = start_one(m, "Batch", &c->batch_cgroups, c->batch_idle, c->batch_units.n > 0, batch_add,
                                     batch_remove);
@@ -169,7 +260,7 @@ void follow_wire_stop(struct manager *m) {
         m->follow.pressure = follow_free(m->follow.pressure);
         m->follow.kick = sd_event_source_disable_unref(m->follow.kick);
         m->follow.settle = sd_event_source_disable_unref(m->follow.settle);
-        m->follow.sources_full_said = false;
+        m->follow.sources_full_said = m->follow.overlap_said = false;
 }
 
 void follow_wire_tick(struct manager *m, uint64_t now) {

@@ -20,6 +20,7 @@ struct follow_wire {
         sd_event_source *settle;        /* ... and one a second later: systemd's own writes are done */
         uint64_t idle_checked;          /* CLOCK_MONOTONIC usec of the last cpu.idle recheck */
         bool sources_full_said;
+        bool overlap_said;              /* a batch match refused for a pressure source (said once) */
 };
 
 /* Build the match sets from m->conf (after batch_setup() and

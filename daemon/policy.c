@@ -103,14 +103,65 @@ static uint64_t whole_pages(uint64_t bytes, uint64_t page_size) {
         return bytes / page_size * page_size;
 }
 
-void policy_cap_newcomer(const struct policy_decision *last, unsigned capped, uint64_t page_size,
-                         struct policy_decision *d) {
-        *d = *last;
-        if (capped > 0) {
-                d->cap_bytes = whole_pages(last->cap_bytes * capped / (capped + 1), page_size);
-                d->batch_cap = last->batch_cap * capped / (capped + 1);
+void policy_cap_divide(uint64_t share, uint64_t most, const uint64_t *use, unsigned n, uint64_t page_size,
+                       uint64_t *cap) {
+        uint64_t sum = 0, free;
+
+        if (most == 0 || most > share)
+                most = share;
+        for (unsigned i = 0; i < n; i++) {
+                cap[i] = use[i] < most ? use[i] : most;
+                sum += cap[i];
         }
-        snprintf(d->cap_text, sizeof(d->cap_text), "its share of the cap in force, until the next sample");
+        if (sum > share) {
+                /* they hold more than the room: each in proportion */
+                for (unsigned i = 0; i < n; i++)
+                        cap[i] = whole_pages((uint64_t) ((long double) cap[i] * share / sum), page_size);
+                return;
+        }
+        /* the free room, evenly to those below most, until it is gone or
+         * all of them are at most: each round puts one at most at least */
+        free = share - sum;
+        for (;;) {
+                unsigned k = 0, clamped = 0;
+                uint64_t x;
+
+                for (unsigned i = 0; i < n; i++)
+                        k += cap[i] < most;
+                if (k == 0 || free < k)
+                        break;
+                x = free / k;
+                for (unsigned i = 0; i < n; i++) {
+                        uint64_t give;
+                        if (cap[i] >= most)
+                                continue;
+                        give = most - cap[i] < x ? most - cap[i] : x;
+                        cap[i] += give;
+                        free -= give;
+                        clamped += cap[i] >= most;
+                }
+                if (clamped == 0)
+                        break;
+        }
+        for (unsigned i = 0; i < n; i++)
+                cap[i] = whole_pages(cap[i], page_size);
+}
+
+void policy_cap_newcomer(const struct policy_decision *last, const uint64_t *use, unsigned n, uint64_t page_size,
+                         struct policy_decision *d) {
+        uint64_t held[POLICY_MAX_BATCH + 1], cap[POLICY_MAX_BATCH + 1];
+
+        *d = *last;
+        if (n > POLICY_MAX_BATCH)
+                n = POLICY_MAX_BATCH;
+        for (unsigned i = 0; i < n; i++)
+                held[i] = use[i];
+        held[n] = 0;
+        policy_cap_divide(last->share_bytes, last->most_bytes, held, n + 1, page_size, cap);
+        d->cap_bytes = cap[n];
+        if (last->cap_bytes > 0)
+                d->batch_cap = last->batch_cap * (double) cap[n] / (double) last->cap_bytes;
+        snprintf(d->cap_text, sizeof(d->cap_text), "its share of the room nobody holds, until the next sample");
 }
 
 static void record_flip(struct policy_state *s, uint64_t now) {
@@ -396,6 +447,15 @@ static void decide_blind(const struct policy_params *p, struct policy_state *s, 
         d->next_usec = idle_check(p, in);
 }
 
+/* What policy_cap_divide() splits: the caps' room together (cap_bytes
+ * each, for the n_batch measured), and the most one may have. */
+static void batch_share(const struct policy_params *p, const struct policy_sample *in, struct policy_decision *d) {
+        double most = d->batch_cap > p->batch_max ? d->batch_cap : p->batch_max;
+
+        d->share_bytes = d->cap_bytes * (in->n_batch > 0 ? in->n_batch : 1);
+        d->most_bytes = whole_pages((uint64_t) ((double) in->limit_bytes * most / 100), in->page_size);
+}
+
 void policy_decide(const struct policy_params *p, struct policy_state *s,
                    const struct policy_sample *in, struct policy_decision *d) {
         policy_reason reason;
@@ -473,6 +533,8 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                         d->cap_bytes = whole_pages((uint64_t) ((double) in->limit_bytes * d->batch_cap / 100),
                                                    in->page_size);
         }
+        if (d->batch_cap >= 0)
+                batch_share(p, in, d);
 
         /* The knob is not what the mode wants: a write failed, or the
          * admin's time is up. Put it right; that is no flip. */

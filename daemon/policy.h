@@ -133,6 +133,10 @@ struct policy_decision {
         double batch_cap;       /* cap each batch cgroup's zswap use (memory.zswap.max) at this,
                                  * percent of the pool limit; < 0 = no batch cgroups */
         uint64_t cap_bytes;     /* batch_cap in bytes, whole pages (when batch_cap >= 0) */
+        uint64_t share_bytes;   /* the batch cgroups' room together: cap_bytes times n_batch, which
+                                 * policy_cap_divide() splits by what each holds */
+        uint64_t most_bytes;    /* ... the most one of them may have (ZswapMaxPercent, or batch_cap
+                                 * when that is above it) */
         bool batch_keep;        /* leave the caps as they are (the pool is briefly unreadable) */
         policy_held held;       /* a wanted flip was held back ... */
         policy_mode held_mode;  /* ... to this mode */
@@ -177,10 +181,25 @@ policy_outside policy_knob_changed_outside(const struct policy_params *p, struct
 void policy_resume(struct policy_state *s);
 /* Flips since then (the history holds POLICY_FLIP_HISTORY). */
 unsigned policy_flips_since(const struct policy_state *s, uint64_t since);
-/* The cap of a batch cgroup that appears between samples, at once: its
- * share of last's cap, the capped others keeping theirs until the next
- * sample divides it afresh, so that together they stay within it. */
-void policy_cap_newcomer(const struct policy_decision *last, unsigned capped, uint64_t page_size,
+/* How the batch cgroups' room (share bytes) is split between the n of them:
+ * by what each holds (use[i], memory.zswap.current), not by how many there
+ * are. While they hold no more than share together, each keeps what it
+ * holds (up to most) and the room nobody holds is shared out evenly, none
+ * above most (water-filling): cgroups that hold nothing, however many, take
+ * only from that free room, never the pages another holds. So the cap of a
+ * cgroup holding u is at least min(u, most) less a page, whatever else
+ * joins (40 empty cgroups a user makes cannot cut a working batch.slice's
+ * cap below what it holds). When they hold more than share, each gets share
+ * in proportion to what it holds. Whole pages; the caps add up to share at
+ * most. most 0: no bound but share. */
+void policy_cap_divide(uint64_t share, uint64_t most, const uint64_t *use, unsigned n, uint64_t page_size,
+                       uint64_t *cap);
+/* The cap of a batch cgroup that appears between samples, at once: what
+ * policy_cap_divide() gives it, holding nothing yet, beside the n others
+ * holding use[] under last's share (a part of the room none of them holds);
+ * the others keep theirs until the next sample divides the share afresh. */
+#define POLICY_MAX_BATCH 256 /* n at most, for policy_cap_newcomer() */
+void policy_cap_newcomer(const struct policy_decision *last, const uint64_t *use, unsigned n, uint64_t page_size,
                          struct policy_decision *d);
 /* Is a cap of `wanted` bytes worth writing over `current`? Not for rounding
  * noise: the cap moves in steps and the limit with memory hot-plug. */

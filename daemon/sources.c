@@ -86,8 +86,20 @@ static void open_source(struct sources *s, struct psi_src *src, bool startup) {
                          (unsigned long long) used, src->wake_only ? " (batch: to look at the pool, not pressure)" : "");
 }
 
+static unsigned count_kind(const struct sources *s, bool wake_only) {
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < s->n; i++)
+                n += s->src[i].wake_only == wake_only;
+        return n;
+}
+
 static struct psi_src *add(struct sources *s, const char *spec, bool wake_only) {
         struct psi_src *src = &s->src[s->n];
+
+        if (count_kind(s, wake_only) >= (wake_only ? SOURCES_MAX_WAKE : SOURCES_MAX_PRESSURE) ||
+            s->n >= ELEMENTSOF(s->src))
+                return NULL;
 
         *src = (struct psi_src) { .fd = -1, .wake_only = wake_only, .pct = -1 };
         snprintf(src->spec, sizeof(src->spec), "%s", spec);
@@ -106,6 +118,7 @@ void sources_setup(struct sources *s, const struct conf *c) {
         for (unsigned i = 0; i < s->n; i++)
                 close_source(&s->src[i]);
         s->n = 0;
+        s->wake_full_said = s->long_said = false;
         s->type = c->type;
         s->window_usec = c->trigger_window_ms * USEC_PER_MSEC;
         s->stall_usec = c->trigger_stall_ms * USEC_PER_MSEC;
@@ -182,15 +195,38 @@ bool sources_cgroups_pressure(const struct sources *s, double *max) {
         return any;
 }
 
-bool sources_is_pressure(const struct sources *s, const char *dir) {
+/* a is b, or one of them lies below the other (directories, no trailing '/') */
+static bool same_or_nested(const char *a, size_t na, const char *b, size_t nb) {
+        size_t n = na < nb ? na : nb;
+
+        if (strncmp(a, b, n) != 0)
+                return false;
+        return na == nb || (na < nb ? b[n] == '/' : a[n] == '/');
+}
+
+const char *sources_pressure_overlap(const struct sources *s, const char *dir) {
+        static const char file[] = "/memory.pressure";
         char path[512];
+        size_t n;
 
         if (kernel_cgroup_path(s->kernel, dir, "memory.pressure", path, sizeof(path)) < 0)
-                return false;
-        for (unsigned i = 0; i < s->n; i++)
-                if (!s->src[i].wake_only && strcmp(s->src[i].path, path) == 0)
-                        return true;
-        return false;
+                return NULL;
+        n = strlen(path) - (sizeof(file) - 1);
+        for (unsigned i = 0; i < s->n; i++) {
+                const struct psi_src *src = &s->src[i];
+                size_t m = strlen(src->path);
+
+                if (src->wake_only || strcmp(src->path, PSI_SYSTEM_MEMORY) == 0 || m < sizeof(file) - 1 ||
+                    strcmp(src->path + m - (sizeof(file) - 1), file) != 0)
+                        continue;
+                if (same_or_nested(path, n, src->path, m - (sizeof(file) - 1)))
+                        return src->spec;
+        }
+        return NULL;
+}
+
+bool sources_is_pressure(const struct sources *s, const char *dir) {
+        return sources_pressure_overlap(s, dir) != NULL;
 }
 
 int sources_follow_add(struct sources *s, const char *dir, bool wake_only) {
@@ -204,8 +240,23 @@ int sources_follow_add(struct sources *s, const char *dir, bool wake_only) {
                 for (unsigned i = 0; i < s->n; i++)
                         if (strcmp(s->src[i].path, path) == 0 && s->src[i].wake_only == wake_only)
                                 return 0;
-        if (s->n >= ELEMENTSOF(s->src))
+        /* kept whole, or not at all: sources_follow_remove() must find it */
+        if (strlen(dir) >= sizeof(s->src[0].spec)) {
+                if (!s->long_said)
+                        log_warning("PSI: %.64s... (%zu bytes) matches, but a cgroup name longer than %d bytes is "
+                                    "not followed; not watching it (said once)", dir, strlen(dir),
+                                    CONF_CGROUP_NAME_MAX);
+                s->long_said = true;
+                return -ENAMETOOLONG;
+        }
+        if (count_kind(s, wake_only) >= (wake_only ? SOURCES_MAX_WAKE : SOURCES_MAX_PRESSURE)) {
+                if (wake_only && !s->wake_full_said)
+                        log_info("PSI: %s is batch work, but the %d places for batch cgroups' triggers are taken: "
+                                 "it is capped all the same, its stalls just do not wake the daemon (said once)",
+                                 dir, SOURCES_MAX_WAKE);
+                s->wake_full_said = s->wake_full_said || wake_only;
                 return -ENOSPC;
+        }
         src = add(s, dir, wake_only);
         if (!src)
                 return -ENAMETOOLONG;
@@ -215,8 +266,14 @@ int sources_follow_add(struct sources *s, const char *dir, bool wake_only) {
 }
 
 void sources_follow_remove(struct sources *s, const char *dir, bool wake_only) {
+        char path[512];
+
+        /* the same thing sources_follow_add() stored: the file's path, whole */
+        if (strlen(dir) >= sizeof(s->src[0].spec) ||
+            kernel_cgroup_path(s->kernel, dir, "memory.pressure", path, sizeof(path)) < 0)
+                return;
         for (unsigned i = 0; i < s->n; i++)
-                if (s->src[i].followed && strcmp(s->src[i].spec, dir) == 0 && s->src[i].wake_only == wake_only) {
+                if (s->src[i].followed && strcmp(s->src[i].path, path) == 0 && s->src[i].wake_only == wake_only) {
                         close_source(&s->src[i]);
                         /* on_psi() finds a source by its io, not its place */
                         memmove(&s->src[i], &s->src[i + 1], (s->n - i - 1) * sizeof(s->src[0]));

@@ -25,9 +25,18 @@ struct psi_src {
         double pct;             /* its pressure over the last sample, < 0 = none */
 };
 
+/* Places for pressure sources (the system's, the named ones and followed
+ * matches) and, apart, for the wake-up triggers of batch cgroups: however
+ * many batch cgroups match, none takes a pressure source's place, nor the
+ * reverse. A batch cgroup without a place is capped all the same; its
+ * stalls just do not wake the daemon (said once). */
+#define SOURCES_MAX_PRESSURE (1 + 2 * CONF_MAX_CGROUPS)
+#define SOURCES_MAX_WAKE (CONF_MAX_CGROUPS + 32)
+
 struct sources {
-        struct psi_src src[1 + 2 * CONF_MAX_CGROUPS];
+        struct psi_src src[SOURCES_MAX_PRESSURE + SOURCES_MAX_WAKE];
         unsigned n;
+        bool wake_full_said, long_said; /* said once since the setup */
         const struct kernel *kernel;
         sd_event *event;        /* NULL: nothing to arm triggers in (tests) */
         /* a trigger fired, or a source went away */
@@ -51,13 +60,21 @@ bool sources_cgroups_pressure(const struct sources *s, double *max);
 /* A followed cgroup (cgroup-follow.c; dir: "/sys/fs/cgroup/...") came: a
  * pressure source, or (wake_only) a batch cgroup whose stalls wake us.
  * Nothing new when its memory.pressure is already watched the same way
- * (also named in the configuration). -ENOSPC when every place is taken. */
+ * (also named in the configuration). -ENOSPC when every place of its kind
+ * is taken (SOURCES_MAX_PRESSURE, SOURCES_MAX_WAKE); -ENAMETOOLONG for a
+ * dir longer than CONF_CGROUP_NAME_MAX (said once), which would not be
+ * kept whole. */
 int sources_follow_add(struct sources *s, const char *dir, bool wake_only);
 /* ... or went (a named source stays). */
 void sources_follow_remove(struct sources *s, const char *dir, bool wake_only);
 /* Is the cgroup (dir: "/sys/fs/cgroup/...") a pressure source, named or
- * followed? */
+ * followed, or does it lie inside one or hold one? A cap on it would
+ * reach the pressure source's pages (memory.zswap.max is hierarchical):
+ * such a cgroup is never capped as batch work. */
 bool sources_is_pressure(const struct sources *s, const char *dir);
+/* ... and the pressure source's spec (as configured, or the followed
+ * cgroup's directory), or NULL. */
+const char *sources_pressure_overlap(const struct sources *s, const char *dir);
 /* Is any trigger armed? Without one nothing wakes us: poll. */
 bool sources_armed(const struct sources *s);
 void sources_free(struct sources *s);

@@ -16,6 +16,8 @@
 #include <fnmatch.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-id128.h>
@@ -23,6 +25,8 @@
 #include "cgroup-follow.h"
 #include "cgroup-glob.h"
 #include "log.h"
+#include "policy.h"
+#include "sources.h"
 #include "testutil.h"
 #include "units.h"
 #include "util.h"
@@ -252,6 +256,7 @@ struct rec {
         int last_pattern;
         char log[16][512];
         unsigned n_log, warnings;
+        struct sources *sources; /* NULL, or: batch matches wake through it, as follow-wire.c wires them */
 };
 
 static void hook(int prio, const char *msg, const char *const *fields, void *userdata) {
@@ -264,11 +269,16 @@ static void hook(int prio, const char *msg, const char *const *fields, void *use
         snprintf(r->log[r->n_log++], sizeof(r->log[0]), "%s", msg);
 }
 
-static bool logged(struct rec *r, const char *needle) {
+static unsigned count_logged(struct rec *r, const char *needle) {
+        unsigned n = 0;
+
         for (unsigned i = 0; i < r->n_log; i++)
-                if (strstr(r->log[i], needle))
-                        return true;
-        return false;
+                n += strstr(r->log[i], needle) != NULL;
+        return n;
+}
+
+static bool logged(struct rec *r, const char *needle) {
+        return count_logged(r, needle) > 0;
 }
 
 static void on_add(struct follow *f, const struct follow_match *m, void *userdata) {
@@ -278,6 +288,8 @@ static void on_add(struct follow *f, const struct follow_match *m, void *userdat
         snprintf(r->last_add, sizeof(r->last_add), "%s", m->path);
         snprintf(r->last_unit, sizeof(r->last_unit), "%s", m->unit ? m->unit : "");
         r->last_pattern = m->pattern;
+        if (r->sources)
+                (void) sources_follow_add(r->sources, m->path, true);
 }
 
 static void on_remove(struct follow *f, const struct follow_match *m, void *userdata) {
@@ -285,6 +297,8 @@ static void on_remove(struct follow *f, const struct follow_match *m, void *user
 
         r->removes++;
         snprintf(r->last_remove, sizeof(r->last_remove), "%s", m->path);
+        if (r->sources)
+                sources_follow_remove(r->sources, m->path, true);
 }
 
 static int rec_setup(void **state) {
@@ -322,7 +336,8 @@ static void start(struct rec *r, const char *const *patterns, unsigned n, bool i
         }
         assert_int_equal(kernel_init(&kernel, r->root), 0);
         struct follow_params p = {
-                .name = "Batch", .kernel = &kernel, .event = r->event, .patterns = &l, .idle = idle, .max = max,
+                .name = "Batch", .kernel = &kernel, .event = r->event, .patterns = &l, .idle = idle, .caps = true,
+                .max = max,
                 .on_add = on_add, .on_remove = on_remove, .userdata = r,
         };
         assert_int_equal(follow_new(&r->f, &p), 0);
@@ -712,6 +727,378 @@ static void test_follow_storm(void **state) {
         assert_int_equal(count_fds(), fds0 - 1);
 }
 
+/* ---- issue 46: what an unprivileged user can make --------------------------- */
+
+#define NOBODY 65534
+
+static void chown_at(struct rec *r, const char *rel, uid_t uid) {
+        char p[PATH_MAX];
+
+        snprintf(p, sizeof(p), "%s%s", r->root, rel);
+        assert_int_equal(lchown(p, uid, uid), 0);
+}
+
+/* IdleCgroups= takes root's own cgroups only: nothing in a delegated
+ * subtree (a directory owned by a user, one marked trusted.delegate, one
+ * whose cgroup.procs is the user's), and it never looks below one. At
+ * a31205f all five idle cgroups below were batch work. */
+static void test_follow_idle_delegated(void **state) {
+        struct rec *r = *state;
+        char p[PATH_MAX];
+        bool xattr;
+
+        if (geteuid() != 0)
+                skip(); /* chown needs root */
+        tu_write(r->root, "/sys/fs/cgroup/system.slice/job.service/cpu.idle", "1\n");
+        /* user@.service delegates: the directory is the user's */
+        tu_write(r->root, "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/cpu.idle", "1\n");
+        tu_write(r->root, "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/x.scope/cpu.idle",
+                 "1\n");
+        chown_at(r, "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service", NOBODY);
+        /* root's directory, marked delegated by systemd (or, where the file
+         * system has no trusted xattrs, its cgroup.procs given away) */
+        tu_write(r->root, "/sys/fs/cgroup/marked.slice/cgroup.procs", "%s", "");
+        tu_write(r->root, "/sys/fs/cgroup/marked.slice/m.scope/cpu.idle", "1\n");
+        snprintf(p, sizeof(p), "%s/sys/fs/cgroup/marked.slice", r->root);
+        xattr = setxattr(p, "trusted.delegate", "1", 1, 0) == 0;
+        if (!xattr)
+                chown_at(r, "/sys/fs/cgroup/marked.slice/cgroup.procs", NOBODY);
+        tu_write(r->root, "/sys/fs/cgroup/procs.slice/cpu.idle", "1\n");
+        tu_write(r->root, "/sys/fs/cgroup/procs.slice/cgroup.subtree_control", "%s", "");
+        chown_at(r, "/sys/fs/cgroup/procs.slice/cgroup.subtree_control", NOBODY);
+
+        start(r, NULL, 0, true, 0);
+        assert_int_equal(follow_count(r->f), 1);
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/system.slice/job.service"));
+        /* said once, whatever the number */
+        assert_int_equal(count_logged(r, "IdleCgroups= leaves out"), 1);
+        assert_true(logged(r, "a delegated subtree is its user's"));
+        /* never below one: none of them is watched */
+        for (unsigned i = 0; i < follow_count(r->f); i++)
+                assert_null(strstr(follow_get(r->f, i)->path, "user@1000"));
+
+        /* a cgroup the user makes in their subtree, idle from the start: not seen at all */
+        tu_write(r->root, "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/y.scope/cpu.idle",
+                 "1\n");
+        /* one of root's that becomes delegated later: out at the recheck */
+        tu_write(r->root, "/sys/fs/cgroup/late.slice/cpu.idle", "1\n");
+        assert_true(run_until(r, &r->adds, 2, USEC_PER_SEC) < USEC_PER_SEC);
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/late.slice"));
+        chown_at(r, "/sys/fs/cgroup/late.slice", NOBODY);
+        follow_recheck_idle(r->f);
+        assert_null(follow_find(r->f, "/sys/fs/cgroup/late.slice"));
+        while (follow_process(r->f) > 0)
+                ;
+        assert_int_equal(follow_count(r->f), 1);
+        assert_int_equal(r->adds, 2);
+        assert_int_equal(count_logged(r, "IdleCgroups= leaves out"), 1);
+        print_message("delegated: marked by %s\n", xattr ? "trusted.delegate" : "cgroup.procs' owner");
+}
+
+/* IdleCgroups= takes half the MaxCgroups= places at most, and gives one
+ * to a pattern's match when all are taken (at a31205f idle cgroups took
+ * every place and the admin's matches were left out). */
+static void test_follow_idle_quota(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "b.slice/j*" };
+        char p[64];
+
+        mkdir_at(r, "/sys/fs/cgroup/b.slice");
+        for (int i = 0; i < 6; i++) {
+                snprintf(p, sizeof(p), "/sys/fs/cgroup/i%d.slice/cpu.idle", i);
+                tu_write(r->root, p, "1\n");
+        }
+        start(r, pats, 1, true, 4);
+        assert_int_equal(follow_count(r->f), 2);
+        assert_true(logged(r, "IdleCgroups= takes at most 2 of the MaxCgroups=4 places"));
+        for (int i = 0; i < 4; i++) {
+                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/j%d", i);
+                mkdir_at(r, p);
+        }
+        while (follow_process(r->f) > 0)
+                ;
+        assert_int_equal(follow_count(r->f), 4);
+        for (unsigned i = 0; i < 4; i++)
+                assert_int_equal(follow_get(r->f, i)->pattern, 0);
+        assert_true(logged(r, "named in the configuration, takes the place of"));
+}
+
+/* A cap on a cgroup that holds the daemon's own would cap the daemon too:
+ * never batch work, nor anything below init.scope or the daemon's own. */
+static void test_follow_ancestors_refused(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "*.slice" };
+
+        mkdir_at(r, "/sys/fs/cgroup/system.slice");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/zswap-tuned.service");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/zswap-tuned.service/sub");
+        mkdir_at(r, "/sys/fs/cgroup/batch.slice");
+        mkdir_at(r, "/sys/fs/cgroup/init.scope");
+        start(r, pats, 1, false, 0);
+        assert_int_equal(follow_count(r->f), 1);
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/batch.slice"));
+        assert_true(logged(r, "/sys/fs/cgroup/system.slice is the root cgroup, init.scope or the daemon's own"));
+        follow_add_unit(r->f, "system.slice", "/system.slice");
+        follow_add_unit(r->f, "sub.scope", "/system.slice/zswap-tuned.service/sub");
+        follow_add_unit(r->f, "x.scope", "/init.scope/x");
+        assert_int_equal(follow_count(r->f), 1);
+}
+
+/* Each turn of the loop handles a bounded number of inotify events; the
+ * rest come at the next turns, so timers run in between. */
+static void test_follow_bounded_pass(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "b.slice/*" };
+        char p[64];
+        int n, total = 0, passes = 0;
+
+        mkdir_at(r, "/sys/fs/cgroup/b.slice");
+        start(r, pats, 1, false, 0);
+        for (int i = 0; i < 3000; i++) {
+                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/x%d", i);
+                mkdir_at(r, p);
+        }
+        while ((n = follow_process(r->f)) > 0) {
+                assert_true(n < FOLLOW_EVENTS_PER_PASS + 1024); /* one read of 16 KiB past the bound at most */
+                total += n;
+                passes++;
+        }
+        assert_int_equal(total, 3000);
+        assert_true(passes >= 3);
+        assert_int_equal(follow_n_events(r->f), 3000);
+}
+
+/* An overflowing inotify queue: the listing afresh waits for the rescan
+ * timer (at most one a second while a storm lasts), not done in the same
+ * turn as the overflow (at a31205f it was, once per overflow). */
+static void test_follow_overflow_rescan(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "o.slice/*" };
+        char p[64];
+        uint64_t t0;
+
+        mkdir_at(r, "/sys/fs/cgroup/o.slice");
+        start(r, pats, 1, false, 0);
+        /* more than max_queued_events (16384 by default) unread */
+        for (int i = 0; i < 9000; i++) {
+                snprintf(p, sizeof(p), "/sys/fs/cgroup/o.slice/x%d", i);
+                mkdir_at(r, p);
+        }
+        for (int i = 1; i < 9000; i++) {
+                snprintf(p, sizeof(p), "/sys/fs/cgroup/o.slice/x%d", i);
+                rmdir_at(r, p);
+        }
+        t0 = now_usec();
+        while (sd_event_run(r->event, 0) > 0)
+                ;
+        /* drained, and not listed afresh yet (unless draining took most of the second) */
+        if (now_usec() - t0 < 500 * USEC_PER_MSEC)
+                assert_false(logged(r, "too many cgroup changes"));
+        while (!logged(r, "too many cgroup changes") && now_usec() - t0 < 3 * USEC_PER_SEC)
+                assert_true(sd_event_run(r->event, USEC_PER_SEC) >= 0);
+        assert_true(now_usec() - t0 >= 900 * USEC_PER_MSEC);
+        assert_true(logged(r, "listing them afresh, at most once a second"));
+        assert_int_equal(follow_count(r->f), 1);
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/o.slice/x0"));
+}
+
+/* The storm of issue 46: an unprivileged user (uid 65534 here) makes and
+ * removes thousands of idle cgroups in their delegated subtree, then root
+ * makes thousands in a watched one. A sample timer runs every 100 ms on
+ * the same loop: at each, the batch set is still the admin's batch.slice
+ * alone, its cap (divided as policy.c does) what it is alone, and a
+ * pressure source still finds its place; the longest gap between samples
+ * and the events handled a second are printed (docs/reliability.md). */
+#define DSTORM 20000
+#define SAMPLE_USEC (100 * USEC_PER_MSEC)
+
+struct storm_watch {
+        struct rec *r;
+        sd_event_source *timer;
+        uint64_t last, max_gap;
+        unsigned ticks, max_count, cap_changed;
+        uint64_t alone;
+};
+
+static uint64_t batch_slice_cap(const struct follow *f) {
+        uint64_t use[POLICY_MAX_BATCH] = { 0 }, cap[POLICY_MAX_BATCH];
+        unsigned n = follow_count(f);
+
+        use[0] = 95 * 1024 * 1024; /* batch.slice holds the batch's pages */
+        policy_cap_divide(400 * 1024 * 1024, 100 * 1024 * 1024, use, n ? n : 1, 4096, cap);
+        return cap[0];
+}
+
+static int on_sample(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct storm_watch *w = userdata;
+        uint64_t now = now_usec();
+
+        if (w->last && now - w->last > w->max_gap)
+                w->max_gap = now - w->last;
+        w->last = now;
+        w->ticks++;
+        if (follow_count(w->r->f) > w->max_count)
+                w->max_count = follow_count(w->r->f);
+        w->cap_changed += batch_slice_cap(w->r->f) != w->alone;
+        assert_true(sd_event_source_set_time_relative(s, SAMPLE_USEC) >= 0);
+        return 0;
+}
+
+static pid_t storm_child(struct rec *r, const char *dir, uid_t uid, bool idle) {
+        pid_t pid = fork();
+
+        assert_true(pid >= 0);
+        if (pid > 0)
+                return pid;
+        if (uid != 0 && (setgid(uid) < 0 || setuid(uid) < 0))
+                _exit(2);
+        for (int i = 0; i < DSTORM; i++) {
+                char p[PATH_MAX], f[PATH_MAX + 16];
+                snprintf(p, sizeof(p), "%s%s/job-%d.scope", r->root, dir, i);
+                snprintf(f, sizeof(f), "%s/cpu.idle", p);
+                if (mkdir(p, 0755) < 0)
+                        _exit(3);
+                if (idle) {
+                        FILE *fp = fopen(f, "w");
+                        if (!fp)
+                                _exit(4);
+                        fputs("1\n", fp);
+                        fclose(fp);
+                }
+                if (i % 4 != 3)
+                        continue;
+                for (int j = i - 3; j <= i; j++) {
+                        snprintf(p, sizeof(p), "%s%s/job-%d.scope", r->root, dir, j);
+                        snprintf(f, sizeof(f), "%s/cpu.idle", p);
+                        if ((idle && unlink(f) < 0) || rmdir(p) < 0)
+                                _exit(5);
+                }
+        }
+        _exit(0);
+}
+
+/* Run the loop while the child storms; the storm's figures. */
+static void storm_phase(struct storm_watch *w, const char *what, const char *dir, uid_t uid, bool idle) {
+        struct rec *r = w->r;
+        uint64_t t0 = now_usec(), ev0 = follow_n_events(r->f), t;
+        pid_t pid = storm_child(r, dir, uid, idle);
+        int status;
+
+        w->max_gap = 0;
+        w->last = 0;
+        for (;;) {
+                pid_t p = waitpid(pid, &status, WNOHANG);
+                assert_true(p >= 0);
+                if (p == pid)
+                        break;
+                assert_true(sd_event_run(r->event, 10 * USEC_PER_MSEC) >= 0);
+                assert_true(now_usec() - t0 < 60 * USEC_PER_SEC);
+        }
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        /* what is queued still, and one sample after it */
+        unsigned ticks = w->ticks;
+        while (w->ticks < ticks + 2)
+                assert_true(sd_event_run(r->event, USEC_PER_SEC) >= 0);
+        t = now_usec() - t0;
+        print_message("%s: %d cgroups made and removed in %.2f s; %llu inotify events handled (%.0f/s); "
+                      "longest gap between 100 ms samples %.0f ms; %u watches\n",
+                      what, DSTORM, (double) t / 1e6, (unsigned long long) (follow_n_events(r->f) - ev0),
+                      (double) (follow_n_events(r->f) - ev0) * 1e6 / (double) t, (double) w->max_gap / 1e3,
+                      follow_n_watches(r->f));
+        /* the watchdog (WatchdogSec=30s, pinged at half of it) is never near */
+        assert_true(w->max_gap < USEC_PER_SEC);
+}
+
+static void chmod_path(const char *root, const char *rel) {
+        char p[PATH_MAX];
+
+        /* the fake root and what leads to the user's directory: searchable */
+        snprintf(p, sizeof(p), "%s", root);
+        assert_int_equal(chmod(p, 0755), 0);
+        for (const char *c = rel;; c++)
+                if (*c == '/' || *c == '\0') {
+                        snprintf(p, sizeof(p), "%s%.*s", root, (int) (c - rel), rel);
+                        (void) chmod(p, 0755);
+                        if (!*c)
+                                break;
+                }
+}
+
+static void test_follow_delegated_storm(void **state) {
+        struct rec *r = *state;
+        const char *pats[] = { "batch.slic[e]" };
+        const char *user = "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice";
+        char *shm = strdup("/dev/shm/zswap-tuned-test.XXXXXX"), err[256];
+        struct storm_watch w = { .r = r };
+        struct kernel k;
+        struct sources src;
+        struct conf c;
+
+        if (geteuid() != 0)
+                skip(); /* a second user needs root */
+        assert_non_null(shm);
+        if (mkdtemp(shm)) {
+                tu_rm_rf(r->root);
+                free(r->root);
+                r->root = shm;
+                tu_write(r->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+                tu_write(r->root, "/proc/self/cgroup", "0::/system.slice/zswap-tuned.service\n");
+        } else
+                free(shm);
+        tu_write(r->root, "/sys/fs/cgroup/batch.slice/cpu.idle", "0\n");
+        tu_write(r->root, "/sys/fs/cgroup/batch.slice/memory.pressure", "some total=0\nfull total=0\n");
+        tu_write(r->root, "/sys/fs/cgroup/system.slice/db.service/memory.pressure", "some total=0\nfull total=0\n");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/jobs.slice");
+        mkdir_at(r, "/sys/fs/cgroup/user.slice");
+        mkdir_at(r, "/sys/fs/cgroup/user.slice/user-1000.slice");
+        mkdir_at(r, "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service");
+        mkdir_at(r, user);
+        chmod_path(r->root, user);
+        chown_at(r, "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service", NOBODY);
+        chown_at(r, user, NOBODY);
+
+        /* the pressure sources, and the batch matches' wake-ups, as the daemon wires them */
+        kernel_init(&k, r->root);
+        src = (struct sources) { .kernel = &k };
+        conf_defaults(&c);
+        assert_int_equal(conf_load_string(&c, "t.conf",
+                                          "[Pressure]\nSystem=yes\nCgroups=system.slice/db.service\n", err,
+                                          sizeof(err)),
+                         0);
+        sources_setup(&src, &c);
+        r->sources = &src;
+        start(r, pats, 1, true, 0);
+        assert_int_equal(follow_count(r->f), 1);
+        w.alone = batch_slice_cap(r->f);
+        assert_true(sd_event_add_time_relative(r->event, &w.timer, CLOCK_MONOTONIC, SAMPLE_USEC, 1, on_sample, &w) >=
+                    0);
+        assert_true(sd_event_source_set_enabled(w.timer, SD_EVENT_ON) >= 0);
+
+        /* the user: idle cgroups in a storm, in their own subtree */
+        storm_phase(&w, "delegated storm (uid 65534, cpu.idle 1)", user, NOBODY, true);
+        assert_int_equal(w.max_count, 1);
+        assert_int_equal(w.cap_changed, 0);
+        assert_int_equal(follow_count(r->f), 1);
+        assert_non_null(follow_find(r->f, "/sys/fs/cgroup/batch.slice"));
+
+        /* root: cgroups that are not idle, in a watched directory (each one
+         * looked at again while young): the loop still samples on time */
+        storm_phase(&w, "root storm (watched, not idle)", "/sys/fs/cgroup/system.slice/jobs.slice", 0, false);
+        assert_int_equal(w.max_count, 1);
+        assert_int_equal(w.cap_changed, 0);
+
+        /* the pressure sources kept their places: a new one finds one */
+        assert_int_equal(sources_follow_add(&src, "/sys/fs/cgroup/system.slice/web.service", false), 0);
+        assert_true(sources_is_pressure(&src, "/sys/fs/cgroup/system.slice/db.service"));
+
+        w.timer = sd_event_source_disable_unref(w.timer);
+        r->f = follow_free(r->f);
+        r->sources = NULL;
+        sources_free(&src);
+        conf_free(&c);
+}
+
 /* ---- Units= over a bus: a fake manager on a direct connection ------------ */
 
 struct fake_unit {
@@ -967,6 +1354,12 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_follow_idle, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_follow_idle_written_late, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_follow_storm, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_idle_delegated, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_idle_quota, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_ancestors_refused, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_bounded_pass, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_overflow_rescan, rec_setup, rec_teardown),
+                cmocka_unit_test_setup_teardown(test_follow_delegated_storm, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_units_bus, rec_setup, rec_teardown),
                 cmocka_unit_test_setup_teardown(test_units_no_bus, rec_setup, rec_teardown),
         };

@@ -95,18 +95,128 @@ static void start_goes_to_the_baseline(void **state) {
         assert_int_equal(d.set, KNOB_UNSET);
 }
 
-/* A batch cgroup that comes between samples: its share of the cap in force,
- * in whole pages, the others keeping theirs until the next sample. */
+/* A batch cgroup that comes between samples: what the division gives one
+ * that holds nothing beside the others, in whole pages: a part of the room
+ * none of them holds; the others keep theirs until the next sample. */
 static void newcomer_gets_its_share(void **state) {
-        struct policy_decision last = { .batch_cap = 60, .cap_bytes = 600 * 4096 }, d;
+        struct policy_decision last = { .batch_cap = 60, .cap_bytes = 600 * 4096, .share_bytes = 1200 * 4096,
+                                        .most_bytes = 600 * 4096 },
+                               d;
+        const uint64_t held[] = { 600 * 4096, 300 * 4096 };
 
-        policy_cap_newcomer(&last, 0, 4096, &d);
+        /* alone: the whole share, up to the most one may have */
+        policy_cap_newcomer(&last, NULL, 0, 4096, &d);
         assert_int_equal(d.cap_bytes, 600 * 4096);
-        policy_cap_newcomer(&last, 2, 65536, &d);
-        assert_true(d.batch_cap == 40);
+        assert_true(d.batch_cap == 60);
+        /* beside one at its most and one holding 300 pages: the 300 free pages, shared by the two below it */
+        policy_cap_newcomer(&last, held, 2, 65536, &d);
         assert_int_equal(d.cap_bytes % 65536, 0);
-        assert_true(d.cap_bytes <= 400 * 4096 && d.cap_bytes + 65536 > 400 * 4096);
-        assert_string_equal(d.cap_text, "its share of the cap in force, until the next sample");
+        assert_true(d.cap_bytes <= 150 * 4096 && d.cap_bytes + 65536 > 150 * 4096);
+        assert_true(d.batch_cap > 14 && d.batch_cap <= 15);
+        assert_string_equal(d.cap_text, "its share of the room nobody holds, until the next sample");
+        /* the room is all held: nothing for it until the next sample */
+        const uint64_t all[] = { 600 * 4096, 600 * 4096 };
+        policy_cap_newcomer(&last, all, 2, 4096, &d);
+        assert_int_equal(d.cap_bytes, 0);
+}
+
+static uint64_t sum_of(const uint64_t *v, unsigned n) {
+        uint64_t sum = 0;
+
+        for (unsigned i = 0; i < n; i++)
+                sum += v[i];
+        return sum;
+}
+
+/* The batch share is split by what each cgroup holds: empty ones share the
+ * room nobody holds, and never take what another holds. */
+static void division_by_what_each_holds(void **state) {
+        uint64_t use[8], cap[8];
+        const uint64_t P = 4096;
+
+        /* all empty: evenly, as before, none above most */
+        memset(use, 0, sizeof(use));
+        policy_cap_divide(800 * P, 300 * P, use, 4, P, cap);
+        for (int i = 0; i < 4; i++)
+                assert_int_equal(cap[i], 200 * P);
+        policy_cap_divide(800 * P, 100 * P, use, 4, P, cap);
+        for (int i = 0; i < 4; i++)
+                assert_int_equal(cap[i], 100 * P);
+        /* one holds 500 pages: it keeps them, the 300 free pages go evenly */
+        use[0] = 500 * P;
+        policy_cap_divide(800 * P, 0, use, 4, P, cap);
+        assert_int_equal(cap[0], 575 * P);
+        assert_int_equal(cap[1], 75 * P);
+        assert_true(sum_of(cap, 4) <= 800 * P);
+        /* water-filling: one at most leaves the rest of the free room to the others */
+        policy_cap_divide(800 * P, 520 * P, use, 4, P, cap);
+        assert_int_equal(cap[0], 520 * P);
+        assert_int_equal(cap[1], 93 * P); /* 280 / 3, whole pages */
+        assert_true(sum_of(cap, 4) <= 800 * P);
+        /* more held than the room: in proportion to what each holds */
+        use[1] = 300 * P;
+        use[2] = 200 * P;
+        policy_cap_divide(500 * P, 0, use, 4, P, cap);
+        assert_int_equal(cap[0], 250 * P);
+        assert_int_equal(cap[1], 150 * P);
+        assert_int_equal(cap[2], 100 * P);
+        assert_int_equal(cap[3], 0);
+        /* above most: counted at most */
+        use[0] = 900 * P;
+        use[1] = use[2] = 0;
+        policy_cap_divide(800 * P, 400 * P, use, 4, P, cap);
+        assert_int_equal(cap[0], 400 * P);
+        assert_int_equal(cap[1], 133 * P);
+        /* whole pages, never more than the share */
+        use[0] = 12345;
+        policy_cap_divide(100000, 0, use, 3, P, cap);
+        for (int i = 0; i < 3; i++)
+                assert_int_equal(cap[i] % P, 0);
+        assert_true(sum_of(cap, 3) <= 100000);
+        policy_cap_divide(0, 0, use, 3, P, cap);
+        assert_int_equal(sum_of(cap, 3), 0);
+}
+
+/* Issue 46: a user's 40 empty cgroups with cpu.idle 1 joined the batch set
+ * and, the cap being divided by their number, cut the admin's batch.slice
+ * from 102400000 to 6897664 bytes. Divided by what each holds, batch.slice
+ * (holding the batch's pages) keeps at least 90% of its cap alone. */
+static void forty_empty_cgroups_keep_batch_slice_cap(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+        const uint64_t limit = 1024000000; /* 10%: 102400000 bytes */
+        uint64_t use[41] = { 0 }, cap[41], alone;
+
+        p.batch = true;
+        p.batch_max = 10;
+        policy_init(&s, KNOB_OFF, KNOB_OFF);
+        /* batch.slice alone, holding 9.5% of the limit; the rest of the pool 40%:
+         * room 77.5 - 40 = 37.5%, more than ZswapMaxPercent */
+        struct policy_sample in = { .now = S(100), .pressure_valid = true, .pool = 49.5, .batch = 9.5,
+                                    .n_batch = 1, .limit_bytes = limit, .page_size = 4096, .triggers_armed = true };
+        policy_decide(&p, &s, &in, &d);
+        use[0] = 97280000;
+        policy_cap_divide(d.share_bytes, d.most_bytes, use, 1, 4096, cap);
+        alone = cap[0];
+        assert_true(alone >= 102400000 - 4096 && alone <= 102400000);
+
+        /* 40 more, holding nothing */
+        in.now = S(101);
+        in.n_batch = 41;
+        policy_decide(&p, &s, &in, &d);
+        assert_true(d.cap_bytes < alone / 10); /* what each got when divided by their number */
+        policy_cap_divide(d.share_bytes, d.most_bytes, use, 41, 4096, cap);
+        assert_true(cap[0] >= alone * 9 / 10);
+        assert_true(cap[0] >= use[0] - 4096);
+        assert_true(sum_of(cap, 41) <= d.share_bytes);
+        for (int i = 1; i < 41; i++)
+                assert_true(cap[i] == cap[1]);
+        print_message("batch.slice: %llu alone, %llu beside 40 empty cgroups (each %llu)\n",
+                      (unsigned long long) alone, (unsigned long long) cap[0], (unsigned long long) cap[1]);
+        /* and a newcomer between samples does not touch it either */
+        policy_cap_newcomer(&d, use, 41, 4096, &d);
+        assert_true(d.cap_bytes <= cap[1]);
 }
 
 /* Without armed PSI triggers nothing wakes an idle daemon: it polls. */
@@ -1154,6 +1264,8 @@ int main(void) {
                 cmocka_unit_test(reasons_keep_their_numbers),
                 cmocka_unit_test(start_goes_to_the_baseline),
                 cmocka_unit_test(newcomer_gets_its_share),
+                cmocka_unit_test(division_by_what_each_holds),
+                cmocka_unit_test(forty_empty_cgroups_keep_batch_slice_cap),
                 cmocka_unit_test(idle_without_triggers_polls),
                 cmocka_unit_test(caps_are_whole_pages),
                 cmocka_unit_test(idle_stays_idle),

@@ -171,6 +171,113 @@ static void one_source_per_file(void **state) {
         }
 }
 
+static void setup_sources(const char *root, struct kernel *k, struct sources *s, struct conf *c, const char *text) {
+        char err[256];
+
+        tu_write(root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        kernel_init(k, root);
+        *s = (struct sources) { .kernel = k };
+        conf_defaults(c);
+        assert_int_equal(conf_load_string(c, "t.conf", text, err, sizeof(err)), 0);
+        sources_setup(s, c);
+}
+
+/* Issue 46: the name was stored cut to 400 bytes but compared whole, so a
+ * 410-byte match was never removed: 32 create/remove cycles took every
+ * place. It is refused now (said once), and one that fits comes and goes. */
+static void long_name_comes_and_goes(void **state) {
+        const char *root = *state;
+        char dir[512];
+        struct kernel k;
+        struct sources s;
+        struct conf c;
+        unsigned base;
+
+        setup_sources(root, &k, &s, &c, "[Pressure]\nSystem=yes\n");
+        base = s.n;
+        for (int len = 410; len >= 390; len -= 20) {
+                int n = snprintf(dir, sizeof(dir), "/sys/fs/cgroup/user.slice/");
+                memset(dir + n, 'x', (size_t) (len - n));
+                dir[len] = '\0';
+                for (int i = 0; i < 40; i++)
+                        for (int wake = 0; wake < 2; wake++) {
+                                int r = sources_follow_add(&s, dir, wake);
+                                assert_int_equal(r, len > CONF_CGROUP_NAME_MAX ? -ENAMETOOLONG : 0);
+                                sources_follow_remove(&s, dir, wake);
+                                assert_int_equal(s.n, base);
+                        }
+        }
+        /* the places are all there: a pressure source still finds one */
+        assert_int_equal(sources_follow_add(&s, "/sys/fs/cgroup/db.service", false), 0);
+        assert_int_equal(s.n, base + 1);
+        sources_free(&s);
+        conf_free(&c);
+}
+
+/* Issue 46: more than 32 batch matches took the places pressure sources
+ * share ("every place for a pressure source is taken"). Each kind has its
+ * own, and a full one never takes the other's. */
+static void batch_and_pressure_places_apart(void **state) {
+        const char *root = *state;
+        char dir[64];
+        struct kernel k;
+        struct sources s;
+        struct conf c;
+        unsigned wake = 0, pressure = 0;
+
+        setup_sources(root, &k, &s, &c, "[Pressure]\nSystem=yes\nCgroups=db.service\n");
+        for (int i = 0; i < 200; i++) {
+                snprintf(dir, sizeof(dir), "/sys/fs/cgroup/user.slice/idle-%d", i);
+                wake += sources_follow_add(&s, dir, true) == 0;
+        }
+        assert_int_equal(wake, SOURCES_MAX_WAKE);
+        for (int i = 0; i < 200; i++) {
+                snprintf(dir, sizeof(dir), "/sys/fs/cgroup/system.slice/p-%d.service", i);
+                int r = sources_follow_add(&s, dir, false);
+                assert_true(r == 0 || r == -ENOSPC);
+                pressure += r == 0;
+        }
+        /* the system's and db.service are two of the places */
+        assert_int_equal(pressure, SOURCES_MAX_PRESSURE - 2);
+        assert_true(pressure >= 2 * CONF_MAX_CGROUPS - 1);
+        /* and the batch ones still have theirs, none more */
+        assert_int_equal(sources_follow_add(&s, "/sys/fs/cgroup/user.slice/idle-x", true), -ENOSPC);
+        sources_follow_remove(&s, "/sys/fs/cgroup/user.slice/idle-0", true);
+        assert_int_equal(sources_follow_add(&s, "/sys/fs/cgroup/user.slice/idle-x", true), 0);
+        sources_free(&s);
+        conf_free(&c);
+}
+
+/* Issue 46: the pressure-source exclusion compared exact paths, so
+ * [Pressure] Cgroups=system.slice did not protect system.slice/db.service.
+ * A cgroup that is, lies in or holds a pressure source is one now. */
+static void pressure_overlap_by_ancestry(void **state) {
+        const char *root = *state;
+        struct kernel k;
+        struct sources s;
+        struct conf c;
+
+        tu_write(root, "/sys/fs/cgroup/system.slice/cgroup.procs", "%s", "");
+        setup_sources(root, &k, &s, &c,
+                      "[Pressure]\nSystem=yes\nCgroups=system.slice\n[Batch]\nCgroups=batch.slice\n");
+        assert_true(sources_is_pressure(&s, "/sys/fs/cgroup/system.slice"));
+        assert_true(sources_is_pressure(&s, "/sys/fs/cgroup/system.slice/db.service"));
+        assert_true(sources_is_pressure(&s, "/sys/fs/cgroup/system.slice/db.service/x"));
+        assert_true(sources_is_pressure(&s, "/sys/fs/cgroup")); /* holds it */
+        assert_string_equal(sources_pressure_overlap(&s, "/sys/fs/cgroup/system.slice/db.service"), "system.slice");
+        assert_false(sources_is_pressure(&s, "/sys/fs/cgroup/system.slice2"));
+        assert_false(sources_is_pressure(&s, "/sys/fs/cgroup/system"));
+        assert_false(sources_is_pressure(&s, "/sys/fs/cgroup/batch.slice")); /* a batch cgroup's trigger only wakes */
+        assert_false(sources_is_pressure(&s, "/sys/fs/cgroup/user.slice/u.scope"));
+        /* a followed one too */
+        assert_int_equal(sources_follow_add(&s, "/sys/fs/cgroup/user.slice/web.scope", false), 0);
+        assert_true(sources_is_pressure(&s, "/sys/fs/cgroup/user.slice"));
+        assert_true(sources_is_pressure(&s, "/sys/fs/cgroup/user.slice/web.scope/worker"));
+        assert_false(sources_is_pressure(&s, "/sys/fs/cgroup/user.slice/u.scope"));
+        sources_free(&s);
+        conf_free(&c);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(parse_some_and_full),
@@ -180,6 +287,10 @@ int main(void) {
                 cmocka_unit_test(real_trigger_arms),
                 cmocka_unit_test_setup_teardown(cgroup_paths, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(one_source_per_file, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(long_name_comes_and_goes, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(batch_and_pressure_places_apart, tu_setup_tmpdir,
+                                                tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(pressure_overlap_by_ancestry, tu_setup_tmpdir, tu_teardown_tmpdir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -528,6 +528,27 @@ static void with_batch_slice(struct fake *f) {
         batch_use(f, 0);
 }
 
+/* Issue 46: a cap on a cgroup that holds the daemon's own reaches the
+ * daemon too, and one in init.scope PID 1: a fixed [Batch] Cgroups= path
+ * there is refused with its FILE:LINE (at a31205f both were capped). */
+static void batch_fixed_path_around_own_cgroup_refused(void **state) {
+        struct fake *f = *state;
+        char buf[32];
+
+        with_batch_slice(f);
+        tu_write(f->root, "/proc/self/cgroup", "0::/batch.slice/zswap-tuned.service\n");
+        tu_write(f->root, "/sys/fs/cgroup/init.scope/x/memory.zswap.max", "max\n");
+        tu_write(f->root, "/sys/fs/cgroup/init.scope/x/memory.zswap.current", "0\n");
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice init.scope/x\n"), 0);
+        assert_logged(f, "Cgroups=batch.slice is, lies in or holds the daemon's own cgroup; a cap there would reach "
+                         "it too: not capping it");
+        assert_logged(f, "Cgroups=init.scope/x lies in init.scope (PID 1)");
+        assert_int_equal(f->m.batch.n, 0);
+        at(f, 1, 0, 500, 12);
+        assert_string_equal(zswap_max(f), "max");
+        assert_string_equal(tu_read(f->root, "/sys/fs/cgroup/init.scope/x/memory.zswap.max", buf, sizeof(buf)), "max");
+}
+
 static void batch_cgroup_capped_from_the_start(void **state) {
         struct fake *f = *state;
         struct saved sv;
@@ -1147,11 +1168,11 @@ static void glob_match_capped_on_creation(void **state) {
         assert_logged(f, "Batch: /sys/fs/cgroup/batch.slice/job-1.scope appeared; batch work from now on");
         assert_true(saved(f, "batch.slice/job-1.scope"));
 
-        /* a second one: at once its share of the cap in force, then the
+        /* a second one: at once its share of the room nobody holds, then the
          * share divided over both */
         new_cgroup(f, "batch.slice/job-2.scope", NULL);
         until_cap(f, "batch.slice/job-2.scope", cap_bytes(LIMIT_KB, 33.75));
-        assert_logged(f, "its share of the cap in force");
+        assert_logged(f, "its share of the room nobody holds");
         until_cap(f, "batch.slice/job-1.scope", cap_bytes(LIMIT_KB, 33.75));
         assert_true(saved(f, "batch.slice/job-2.scope"));
         assert_int_equal(f->m.batch.n, 2);
@@ -1420,6 +1441,7 @@ int main(void) {
                 T(batch_cap_never_above_its_own_limit),
                 T(batch_filling_the_pool_is_capped_not_protected),
                 T(batch_at_its_cap_with_shrinker_at_cap),
+                T(batch_fixed_path_around_own_cgroup_refused),
                 T(batch_cap_survives_sigkill),
                 T(batch_without_v2_is_said_once),
                 T(batch_dry_run_writes_nothing),
