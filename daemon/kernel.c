@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -202,6 +203,10 @@ bool reclaim_path_valid(const char *path) {
         return cgroup_file_valid(path, "/memory.reclaim");
 }
 
+bool writeback_path_valid(const char *path) {
+        return cgroup_file_valid(path, "/memory.zswap.writeback");
+}
+
 bool cap_value_valid(const char *s) {
         uint64_t v;
 
@@ -221,6 +226,44 @@ int kernel_cap_write(const struct kernel *k, const char *path, const char *value
         if (!cap_path_valid(path) || !cap_value_valid(value))
                 return -EPERM;
         return kernel_write_checked(k, path, CGROUP2_SUPER_MAGIC, value);
+}
+
+int kernel_writeback_read(const struct kernel *k, const char *path) {
+        char buf[16];
+        ssize_t n = kernel_read(k, path, buf, sizeof(buf));
+        const char *t;
+
+        if (n < 0)
+                return (int) n;
+        t = strstrip(buf);
+        return strcmp(t, "0") == 0 ? 0 : strcmp(t, "1") == 0 ? 1 : -EBADMSG;
+}
+
+int kernel_writeback_write(const struct kernel *k, const char *path, int value) {
+        if (!writeback_path_valid(path) || (value != 0 && value != 1))
+                return -EPERM;
+        return kernel_write_checked(k, path, CGROUP2_SUPER_MAGIC, value ? "1" : "0");
+}
+
+int kernel_writeback_probe(const struct kernel *k) {
+        char root[1024], file[1024 + 256 + 32];
+        DIR *d;
+        struct dirent *e;
+        int r = -ENOENT;
+
+        if (kernel_path(k, CGROUP_ROOT, root, sizeof(root)) < 0 || !(d = opendir(root)))
+                return -ENOENT;
+        while (r == -ENOENT && (e = readdir(d))) {
+                if (e->d_name[0] == '.')
+                        continue;
+                snprintf(file, sizeof(file), "%s/%s/memory.zswap.max", root, e->d_name);
+                if (access(file, F_OK) < 0)
+                        continue;
+                snprintf(file, sizeof(file), "%s/%s/memory.zswap.writeback", root, e->d_name);
+                r = access(file, F_OK) == 0;
+        }
+        closedir(d);
+        return r;
 }
 
 int kernel_zswap_writeback(const struct kernel *k, const char *path, uint64_t bytes) {

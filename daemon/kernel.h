@@ -65,12 +65,26 @@ bool cap_path_valid(const char *path);
 /* The other one, memory.reclaim (no caller since [Batch] LendWhenCalm= went in 0.3.0),
  * the same way. Pure. */
 bool reclaim_path_valid(const char *path);
+/* The third: "/sys/fs/cgroup/.../memory.zswap.writeback" (6.8+), the same way.
+ * Pure. */
+bool writeback_path_valid(const char *path);
 /* "max" or a byte count */
 bool cap_value_valid(const char *value);
 /* Write value to a memory.zswap.max: the path must pass cap_path_valid(), and
  * the file must be on cgroup2 (under a fake root: a regular file). -EPERM
  * for a path that does not qualify. */
 int kernel_cap_write(const struct kernel *k, const char *path, const char *value);
+/* A cgroup's memory.zswap.writeback: 0 or 1; -ENOENT where the kernel (before
+ * 6.8, or cgroup v1) or the cgroup has none; -EBADMSG for anything else. */
+int kernel_writeback_read(const struct kernel *k, const char *path);
+/* Write 0 or 1 (nothing else: -EPERM) to a memory.zswap.writeback that passes
+ * writeback_path_valid() (-EPERM otherwise), on cgroup2 (under a fake root: a
+ * regular file); never created, never through a symlink (-ELOOP). */
+int kernel_writeback_write(const struct kernel *k, const char *path, int value);
+/* Does the kernel have memory.zswap.writeback? Looked for in the first
+ * top-level cgroup that has a memory.zswap.max: 1 yes, 0 no, -ENOENT when no
+ * cgroup has memory.zswap.* at all (no memory controller on cgroup v2). */
+int kernel_writeback_probe(const struct kernel *k);
 /* Ask the kernel to write back up to bytes (compressed) of a cgroup's zswap
  * entries: "<bytes> zswap_writeback_only" into a memory.reclaim that passes
  * reclaim_path_valid() (-EPERM otherwise, or for 0 bytes). A kernel without

@@ -233,6 +233,28 @@ const char *restore_saved_cap(const struct restore *r, const char *path) {
         return NULL;
 }
 
+int restore_save_writeback(struct restore *r, const char *path, int value) {
+        struct saved_writeback *w;
+
+        if (restore_saved_writeback(r, path) >= 0)
+                return r->save_failed ? commit(r) : 0;
+        if (r->save.n_writeback >= SAVED_MAX_WRITEBACK)
+                return -ENOSPC;
+        if (strlen(path) >= sizeof(w->path) || (value != 0 && value != 1))
+                return -EINVAL;
+        w = &r->save.writeback[r->save.n_writeback++];
+        strcpy(w->path, path);
+        w->value = value;
+        return commit(r);
+}
+
+int restore_saved_writeback(const struct restore *r, const char *path) {
+        for (unsigned i = 0; i < r->save.n_writeback; i++)
+                if (strcmp(r->save.writeback[i].path, path) == 0)
+                        return r->save.writeback[i].value;
+        return -1;
+}
+
 /* Forgetting: an entry left on the disk only puts back a value that is
  * there already, so a failure is said (once) but changes nothing. */
 static void forget_persist(struct restore *r) {
@@ -257,6 +279,20 @@ static bool drop_cap(struct restore *r, const char *path) {
                         return true;
                 }
         return false;
+}
+
+static bool drop_writeback(struct restore *r, const char *path) {
+        for (unsigned i = 0; i < r->save.n_writeback; i++)
+                if (strcmp(r->save.writeback[i].path, path) == 0) {
+                        r->save.writeback[i] = r->save.writeback[--r->save.n_writeback];
+                        return true;
+                }
+        return false;
+}
+
+void restore_forget_writeback(struct restore *r, const char *path) {
+        if (drop_writeback(r, path))
+                forget_persist(r);
 }
 
 void restore_forget_knob(struct restore *r) {
@@ -305,6 +341,34 @@ static int put_back_cap(const struct kernel *k, const struct saved_cap *c, bool 
         }
         if (loud)
                 log_notice("Restored %s to %s", c->path, c->value);
+        return 0;
+}
+
+/* The same for a memory.zswap.writeback. */
+static int put_back_writeback(const struct kernel *k, const struct saved_writeback *w, bool loud) {
+        char f_path[600], f_val[32];
+        const char *fields[] = { "MESSAGE_ID=" MESSAGE_ID_RESTORE, f_path, f_val, NULL };
+        int r = kernel_writeback_write(k, w->path, w->value);
+
+        if (r == -ENOENT) {
+                if (loud)
+                        log_info("%s is gone; nothing to restore there", w->path);
+                return 1;
+        }
+        if (write_refused(r)) {
+                log_error("Refusing to write %s: %s", w->path,
+                          r == -ELOOP ? "a symlink" : r == -EPERM ? "not a cgroup2 file" : err_str(r));
+                return -EBADMSG;
+        }
+        if (r < 0) {
+                log_error("Cannot restore %s to %d: %s; kept for another try", w->path, w->value, err_str(r));
+                return r;
+        }
+        if (!loud)
+                return 0;
+        snprintf(f_path, sizeof(f_path), "ZSWAP_WRITEBACK_PATH=%s", w->path);
+        snprintf(f_val, sizeof(f_val), "ZSWAP_WRITEBACK=%d", w->value);
+        log_fields(LOG_NOTICE, fields, "Restored %s to %d", w->path, w->value);
         return 0;
 }
 
@@ -361,9 +425,37 @@ int restore_cap(struct restore *r, const char *path) {
         return ret;
 }
 
+int restore_writeback(struct restore *r, const char *path) {
+        struct saved_writeback w;
+        int ret, v = restore_saved_writeback(r, path);
+
+        if (v < 0)
+                return 0;
+        snprintf(w.path, sizeof(w.path), "%s", path);
+        w.value = v;
+        ret = put_back_writeback(r->kernel, &w, false);
+        if (settled(ret))
+                restore_forget_writeback(r, path);
+        return ret;
+}
+
 static int restore_all_loud(struct restore *r, int ret) {
         bool changed = false;
         int k;
+
+        for (unsigned i = 0; i < r->save.n_writeback;) {
+                struct saved_writeback w = r->save.writeback[i];
+                int one = put_back_writeback(r->kernel, &w, true);
+
+                if (!settled(one)) {
+                        ret = one;
+                        i++;
+                        continue;
+                }
+                if (one < 0 && ret >= 0)
+                        ret = one;
+                changed |= drop_writeback(r, w.path);
+        }
 
         for (unsigned i = 0; i < r->save.n_caps;) {
                 struct saved_cap c = r->save.caps[i];

@@ -2,11 +2,11 @@
 #pragma once
 
 /* The restore engine: everything the daemon changes (the knob, the batch
- * caps) is saved here before it is changed and put back from here, on exit,
- * from the leftovers of an instance that died, and by --restore, with one
- * set of rules. It also owns the files the daemon writes besides the kernel's
- * (the save file, the status file, the metrics textfile, their temporaries)
- * and the locks:
+ * caps, the memory.zswap.writeback of protected cgroups) is saved here
+ * before it is changed and put back from here, on exit, from the leftovers
+ * of an instance that died, and by --restore, with one set of rules. It
+ * also owns the files the daemon writes besides the kernel's (the save file,
+ * the status file, the metrics textfile, their temporaries) and the locks:
  *
  * - the machine-wide lock ROOT/run/zswap-tuned.lock (0600, root's), so that
  *   two instances never both own the knob whatever their --state-dir;
@@ -66,14 +66,19 @@ int restore_leftovers(struct restore *r);
  * until a save succeeds again). */
 int restore_save_knob(struct restore *r, const char *name, knob_value v);
 int restore_save_cap(struct restore *r, const char *path, const char *value);
+/* A memory.zswap.writeback's original (0 or 1), the same way. */
+int restore_save_writeback(struct restore *r, const char *path, int value);
 bool restore_saving_failed(const struct restore *r);
 /* The saved original of the knob name (false: none) and of a cap (NULL). */
 bool restore_saved_knob(const struct restore *r, const char *name, knob_value *v);
 const char *restore_saved_cap(const struct restore *r, const char *path);
+/* ... and of a memory.zswap.writeback: 0 or 1, or -1 for none. */
+int restore_saved_writeback(const struct restore *r, const char *path);
 /* Nothing to put back there any more (the knob or cgroup is gone, or it is
  * someone else's knob). */
 void restore_forget_knob(struct restore *r);
 void restore_forget_cap(struct restore *r, const char *path);
+void restore_forget_writeback(struct restore *r, const char *path);
 
 /* Put one saved original back and forget it. 0: put back (said by the
  * caller) or there already; 1: gone (nothing to restore); -EBADMSG: refused
@@ -81,7 +86,9 @@ void restore_forget_cap(struct restore *r, const char *path);
  * another try (said). */
 int restore_knob(struct restore *r);
 int restore_cap(struct restore *r, const char *path);
-/* Every saved original, caps first; the save file goes once all are back. */
+int restore_writeback(struct restore *r, const char *path);
+/* Every saved original, writeback and caps first; the save file goes once
+ * all are back. */
 int restore_all(struct restore *r);
 
 /* The status file in the state directory (0644, for "zswap-tuned status")

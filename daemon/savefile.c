@@ -17,6 +17,9 @@ int savefile_format(const struct saved *s, char *buf, size_t size) {
                 n += (size_t) snprintf(buf + n, size - n, "KNOB=%s\nVALUE=%s\n", s->knob, knob_to_string(s->value));
         for (unsigned i = 0; i < s->n_caps && n < size; i++)
                 n += (size_t) snprintf(buf + n, size - n, "ZSWAP_MAX=%s %s\n", s->caps[i].value, s->caps[i].path);
+        for (unsigned i = 0; i < s->n_writeback && n < size; i++)
+                n += (size_t) snprintf(buf + n, size - n, "ZSWAP_WRITEBACK=%d %s\n", s->writeback[i].value,
+                                       s->writeback[i].path);
         return n >= size ? -E2BIG : (int) n;
 }
 
@@ -39,6 +42,28 @@ static const char *parse_cap(char *v, struct saved *s) {
         c = &s->caps[s->n_caps++];
         strcpy(c->value, v);
         strcpy(c->path, sp + 1);
+        return NULL;
+}
+
+static const char *parse_writeback(char *v, struct saved *s) {
+        char *sp = strchr(v, ' ');
+        struct saved_writeback *w;
+
+        if (!sp)
+                return "expected ZSWAP_WRITEBACK=<0|1> <path>";
+        *sp = '\0';
+        if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+                return "the value is neither 0 nor 1";
+        if (!writeback_path_valid(sp + 1) || strlen(sp + 1) >= sizeof(w->path))
+                return "the path is not a memory.zswap.writeback below " CGROUP_ROOT;
+        for (unsigned i = 0; i < s->n_writeback; i++)
+                if (strcmp(s->writeback[i].path, sp + 1) == 0)
+                        return "this path is saved already";
+        if (s->n_writeback >= SAVED_MAX_WRITEBACK)
+                return "too many ZSWAP_WRITEBACK= lines";
+        w = &s->writeback[s->n_writeback++];
+        w->value = v[0] - '0';
+        strcpy(w->path, sp + 1);
         return NULL;
 }
 
@@ -78,8 +103,11 @@ int parse_savefile(const char *buf, const char *name, struct saved *s) {
                         }
                 } else if (strncmp(l, "ZSWAP_MAX=", 10) == 0)
                         why = parse_cap(l + 10, s);
+                else if (strncmp(l, "ZSWAP_WRITEBACK=", 16) == 0)
+                        why = parse_writeback(l + 16, s);
                 else if (*l || next)
-                        why = "not a line zswap-tuned writes";
+                        why = "not a line this zswap-tuned writes (a newer one's?); what it saved is not "
+                              "put back by this version";
                 if (why) {
                         log_error("%s:%u: %s; ignoring it", name, line, why);
                         ignored++;

@@ -323,6 +323,55 @@ static void restore_refuses_foreign_paths(void **state) {
         assert_int_equal(access(buf, F_OK), -1);
 }
 
+/* ZSWAP_WRITEBACK= lines (0.4.0): parsed strictly, formatted back, and put
+ * back by --restore after a crash; an older daemon's file still parses. */
+static void savefile_writeback_lines(void **state) {
+        const char *root = *state;
+        char dir[512], buf[SAVEFILE_MAX];
+        struct saved s;
+        struct kernel k;
+
+        assert_int_equal(parse_savefile("KNOB=shrinker_enabled\nVALUE=Y\n"
+                                        "ZSWAP_MAX=max /sys/fs/cgroup/b/memory.zswap.max\n"
+                                        "ZSWAP_WRITEBACK=1 /sys/fs/cgroup/db.service/memory.zswap.writeback\n",
+                                        "f", &s), 0);
+        assert_int_equal(s.n_caps, 1);
+        assert_int_equal(s.n_writeback, 1);
+        assert_int_equal(s.writeback[0].value, 1);
+        assert_string_equal(s.writeback[0].path, "/sys/fs/cgroup/db.service/memory.zswap.writeback");
+        assert_true(savefile_format(&s, buf, sizeof(buf)) > 0);
+        assert_non_null(strstr(buf, "\nZSWAP_WRITEBACK=1 /sys/fs/cgroup/db.service/memory.zswap.writeback\n"));
+        /* strict: 0/1 only, a memory.zswap.writeback below the cgroup root only, once */
+        assert_int_equal(parse_savefile("ZSWAP_WRITEBACK=Y /sys/fs/cgroup/a/memory.zswap.writeback\n"
+                                        "ZSWAP_WRITEBACK=2 /sys/fs/cgroup/a/memory.zswap.writeback\n"
+                                        "ZSWAP_WRITEBACK=1 /sys/fs/cgroup/memory.zswap.writeback\n"
+                                        "ZSWAP_WRITEBACK=1 /sys/fs/cgroup/a/memory.zswap.max\n"
+                                        "ZSWAP_WRITEBACK=1 /sys/fs/cgroup/a/../memory.zswap.writeback\n"
+                                        "ZSWAP_WRITEBACK=1 /etc/memory.zswap.writeback\n"
+                                        "ZSWAP_WRITEBACK=1\n"
+                                        "ZSWAP_WRITEBACK=1 /sys/fs/cgroup/a/memory.zswap.writeback\n"
+                                        "ZSWAP_WRITEBACK=0 /sys/fs/cgroup/a/memory.zswap.writeback\n", "f", &s), 8);
+        assert_int_equal(s.n_writeback, 1);
+        /* a line of a newer daemon: said and skipped, the rest kept */
+        assert_int_equal(parse_savefile("ZSWAP_SOMETHING=1 /sys/fs/cgroup/a/x\nKNOB=shrinker_enabled\nVALUE=N\n",
+                                        "f", &s), 1);
+        assert_string_equal(s.knob, "shrinker_enabled");
+
+        /* --restore after a crash puts it back */
+        kernel_init(&k, root);
+        snprintf(dir, sizeof(dir), "%s/run", root);
+        tu_write(root, "/sys/fs/cgroup/db.service/memory.zswap.writeback", "0\n");
+        tu_write(root, "/run/" SAVEFILE_NAME,
+                 "ZSWAP_WRITEBACK=1 /sys/fs/cgroup/db.service/memory.zswap.writeback\n"
+                 "ZSWAP_WRITEBACK=1 /sys/fs/cgroup/gone.service/memory.zswap.writeback\n");
+        assert_int_equal(restore_run(&k, dir, ""), 0);
+        assert_string_equal(tu_read(root, "/sys/fs/cgroup/db.service/memory.zswap.writeback", buf, sizeof(buf)), "1");
+        snprintf(buf, sizeof(buf), "%s/sys/fs/cgroup/gone.service/memory.zswap.writeback", root);
+        assert_int_equal(access(buf, F_OK), -1); /* never created */
+        snprintf(buf, sizeof(buf), "%s/" SAVEFILE_NAME, dir);
+        assert_int_equal(access(buf, F_OK), -1);
+}
+
 static void kernel_writes_only_what_it_may(void **state) {
         const char *root = *state;
         char p[512];
@@ -343,6 +392,20 @@ static void kernel_writes_only_what_it_may(void **state) {
         assert_int_equal(kernel_zswap_writeback(&k, "/sys/fs/cgroup/x/memory.zswap.max", 4096), -EPERM);
         assert_int_equal(kernel_zswap_writeback(&k, "/sys/fs/cgroup/x/memory.reclaim", 0), -EPERM);
         assert_int_equal(kernel_zswap_writeback(&k, "/sys/fs/cgroup/x/memory.reclaim", 4096), -ENOENT);
+        /* memory.zswap.writeback: 0 or 1 only, below the cgroup root only, never created */
+        assert_int_equal(kernel_writeback_write(&k, "/etc/victim", 0), -EPERM);
+        assert_int_equal(kernel_writeback_write(&k, "/sys/fs/cgroup/memory.zswap.writeback", 0), -EPERM);
+        assert_int_equal(kernel_writeback_write(&k, "/sys/fs/cgroup/x/../memory.zswap.writeback", 0), -EPERM);
+        assert_int_equal(kernel_writeback_write(&k, "/sys/fs/cgroup/x/memory.zswap.max", 0), -EPERM);
+        assert_int_equal(kernel_writeback_write(&k, "/sys/fs/cgroup/x/memory.zswap.writeback", 2), -EPERM);
+        assert_int_equal(kernel_writeback_write(&k, "/sys/fs/cgroup/x/memory.zswap.writeback", 0), -ENOENT);
+        assert_int_equal(kernel_writeback_read(&k, "/sys/fs/cgroup/x/memory.zswap.writeback"), -ENOENT);
+        tu_write(root, "/sys/fs/cgroup/x/memory.zswap.writeback", "1\n");
+        assert_int_equal(kernel_writeback_read(&k, "/sys/fs/cgroup/x/memory.zswap.writeback"), 1);
+        assert_int_equal(kernel_writeback_write(&k, "/sys/fs/cgroup/x/memory.zswap.writeback", 0), 0);
+        assert_int_equal(kernel_writeback_read(&k, "/sys/fs/cgroup/x/memory.zswap.writeback"), 0);
+        tu_write(root, "/sys/fs/cgroup/x/memory.zswap.writeback", "yes\n");
+        assert_int_equal(kernel_writeback_read(&k, "/sys/fs/cgroup/x/memory.zswap.writeback"), -EBADMSG);
         assert_false(reclaim_path_valid("/sys/fs/cgroup/x/memory.zswap.max"));
         assert_true(reclaim_path_valid("/sys/fs/cgroup/x/memory.reclaim"));
         tu_write(root, "/sys/fs/cgroup/y/memory.reclaim", "%s", "");
@@ -399,6 +462,7 @@ int main(void) {
                 cmocka_unit_test(savefile_names_only_zswap_max_files),
                 cmocka_unit_test_setup_teardown(restore_refuses_foreign_paths, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(kernel_writes_only_what_it_may, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(savefile_writeback_lines, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(savefile_fifo_and_leftovers, tu_setup_tmpdir, tu_teardown_tmpdir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

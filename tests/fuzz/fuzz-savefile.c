@@ -30,6 +30,19 @@ static int cap_path_ok(const char *p) {
         return ok;
 }
 
+/* ... and "/sys/fs/cgroup/<name>/.../memory.zswap.writeback" the same way */
+static int writeback_path_ok(const char *p) {
+        static const char file[] = "/memory.zswap.writeback", cap[] = "/memory.zswap.max";
+        char swapped[1024];
+        size_t n = strlen(p);
+
+        if (n < strlen(file) || strcmp(p + n - strlen(file), file) != 0 ||
+            n - strlen(file) + sizeof(cap) > sizeof(swapped))
+                return 0;
+        snprintf(swapped, sizeof(swapped), "%.*s%s", (int) (n - strlen(file)), p, cap);
+        return cap_path_ok(swapped);
+}
+
 static int cap_value_ok(const char *v) {
         size_t n;
 
@@ -63,6 +76,16 @@ static void check(const struct saved *s) {
                 for (unsigned j = 0; j < i; j++)
                         FUZZ_ASSERT(strcmp(c->path, s->caps[j].path) != 0);
         }
+        FUZZ_ASSERT(s->n_writeback <= SAVED_MAX_WRITEBACK);
+        for (unsigned i = 0; i < s->n_writeback; i++) {
+                const struct saved_writeback *w = &s->writeback[i];
+
+                FUZZ_ASSERT(memchr(w->path, '\0', sizeof(w->path)));
+                FUZZ_ASSERT(writeback_path_ok(w->path));
+                FUZZ_ASSERT(w->value == 0 || w->value == 1);
+                for (unsigned j = 0; j < i; j++)
+                        FUZZ_ASSERT(strcmp(w->path, s->writeback[j].path) != 0);
+        }
 }
 
 static void same(const struct saved *a, const struct saved *b) {
@@ -72,6 +95,11 @@ static void same(const struct saved *a, const struct saved *b) {
         for (unsigned i = 0; i < a->n_caps; i++) {
                 FUZZ_ASSERT(strcmp(a->caps[i].path, b->caps[i].path) == 0);
                 FUZZ_ASSERT(strcmp(a->caps[i].value, b->caps[i].value) == 0);
+        }
+        FUZZ_ASSERT(a->n_writeback == b->n_writeback);
+        for (unsigned i = 0; i < a->n_writeback; i++) {
+                FUZZ_ASSERT(strcmp(a->writeback[i].path, b->writeback[i].path) == 0);
+                FUZZ_ASSERT(a->writeback[i].value == b->writeback[i].value);
         }
 }
 
