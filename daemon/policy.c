@@ -555,3 +555,37 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
         if (in->pool_state == POOL_OK)
                 d->next_usec = next_sample(p, s, in, d);
 }
+
+policy_protect_action policy_protect_decide(const struct policy_params *p, struct policy_protect *s, bool valid,
+                                            double pressure, uint64_t now) {
+        bool dwelt = !s->changed || now - s->changed_at >= p->min_dwell_usec;
+
+        if (!valid)
+                return PROTECT_KEEP;
+        if (pressure >= p->pressure_high) {
+                s->calm = false;
+                if (s->protecting || !dwelt)
+                        return PROTECT_KEEP;
+                s->protecting = s->changed = true;
+                s->changed_at = now;
+                return PROTECT_ON;
+        }
+        if (pressure >= p->pressure_low) {
+                s->calm = false;
+                return PROTECT_KEEP;
+        }
+        if (!s->calm) {
+                s->calm = true;
+                s->calm_since = now;
+        }
+        if (!s->protecting || now - s->calm_since < p->hold_usec || !dwelt)
+                return PROTECT_KEEP;
+        s->protecting = false;
+        s->changed = true;
+        s->changed_at = now;
+        return PROTECT_OFF;
+}
+
+void policy_protect_sync(struct policy_protect *s, bool protecting) {
+        s->protecting = protecting;
+}

@@ -210,6 +210,29 @@ bool policy_cap_needs_write(bool capped, uint64_t current, uint64_t wanted);
  * the limit is still the admin's (batch.c). */
 uint64_t policy_cap_within(uint64_t wanted, uint64_t ceiling);
 
+/* [Pressure] ProtectWriteback=: per pressure-source cgroup, whether its own
+ * zswap entries are kept in RAM (memory.zswap.writeback 0, protect.c) now.
+ * Protect while its own pressure is at or above pressure_high; release once
+ * it has stayed below pressure_low for hold_usec (hysteresis: between the
+ * marks nothing changes, and a stall restarts the calm). A change at most
+ * every min_dwell_usec either way: one right after a release waits (the
+ * release needed hold_usec of calm already, so a cycle takes at least
+ * max(hold, dwell) each way). A sample without a figure (no delta yet, an
+ * interval too long) changes nothing and ends no calm. */
+struct policy_protect {
+        bool protecting;
+        bool calm;              /* below pressure_low ... */
+        uint64_t calm_since;    /* ... since then */
+        bool changed;           /* protected or released at least once ... */
+        uint64_t changed_at;    /* ... last then */
+};
+typedef enum { PROTECT_KEEP, PROTECT_ON, PROTECT_OFF } policy_protect_action;
+policy_protect_action policy_protect_decide(const struct policy_params *p, struct policy_protect *s, bool valid,
+                                            double pressure, uint64_t now);
+/* The caller could not carry out d (an admin's 0, a failed save or write):
+ * the state is what it is; no change counted. */
+void policy_protect_sync(struct policy_protect *s, bool protecting);
+
 /* policy-describe.c: the one-line reason for d (d->text). */
 void policy_describe(const struct policy_params *p, const struct policy_sample *in,
                      const struct policy_decision *d, char *buf, size_t size);

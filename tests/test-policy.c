@@ -1258,6 +1258,61 @@ static void wobble_at_the_fast_rate_is_no_fill_rate(void **state) {
         assert_int_equal(d.reason, REASON_POOL_RISING);
 }
 
+/* [Pressure] ProtectWriteback=: protect at HighPercent, release after HoldSec
+ * below LowPercent, nothing between the marks, one change per MinDwellSec. */
+static void protect_hysteresis(void **state) {
+        struct policy_params p = params();
+        struct policy_protect s = { 0 };
+
+        assert_int_equal(policy_protect_decide(&p, &s, true, 9.9, S(0)), PROTECT_KEEP);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 10, S(1)), PROTECT_ON);
+        assert_true(s.protecting);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 50, S(2)), PROTECT_KEEP);
+        /* between the marks: held, and no calm counted */
+        assert_int_equal(policy_protect_decide(&p, &s, true, 5, S(3)), PROTECT_KEEP);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 5, S(100)), PROTECT_KEEP);
+        /* no figure: nothing changes */
+        assert_int_equal(policy_protect_decide(&p, &s, false, 0, S(101)), PROTECT_KEEP);
+        /* calm from 102: released after HoldSec (30 s) */
+        assert_int_equal(policy_protect_decide(&p, &s, true, 1, S(102)), PROTECT_KEEP);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 1, S(131)), PROTECT_KEEP);
+        /* a stall restarts the calm */
+        assert_int_equal(policy_protect_decide(&p, &s, true, 3, S(131.5)), PROTECT_KEEP);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 1, S(132)), PROTECT_KEEP);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 1, S(161.9)), PROTECT_KEEP);
+        assert_true(s.protecting);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 1, S(162)), PROTECT_OFF);
+        assert_false(s.protecting);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 0, S(163)), PROTECT_KEEP);
+}
+
+static void protect_flip_limits(void **state) {
+        struct policy_params p = params();
+        struct policy_protect s = { 0 };
+
+        p.hold_usec = 0; /* only MinDwellSec (10 s) limits it */
+        assert_int_equal(policy_protect_decide(&p, &s, true, 20, S(0)), PROTECT_ON);
+        /* calm at once, but not released before MinDwellSec */
+        assert_int_equal(policy_protect_decide(&p, &s, true, 0, S(1)), PROTECT_KEEP);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 0, S(9.9)), PROTECT_KEEP);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 0, S(10)), PROTECT_OFF);
+        /* a stall right after: protected again only MinDwellSec after the release */
+        assert_int_equal(policy_protect_decide(&p, &s, true, 20, S(11)), PROTECT_KEEP);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 20, S(19.9)), PROTECT_KEEP);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 20, S(20)), PROTECT_ON);
+        /* so a pressure that swings every sample changes it at most once per MinDwellSec */
+        unsigned changes = 0;
+        for (int t = 21; t < 81; t++)
+                changes += policy_protect_decide(&p, &s, true, t % 2 ? 0 : 20, S(t)) != PROTECT_KEEP;
+        assert_true(changes <= 6);
+        /* the caller could not carry it out (the admin's 0, a failed save): it is what it is */
+        s = (struct policy_protect) { 0 };
+        assert_int_equal(policy_protect_decide(&p, &s, true, 20, S(100)), PROTECT_ON);
+        policy_protect_sync(&s, false);
+        assert_int_equal(policy_protect_decide(&p, &s, true, 20, S(105)), PROTECT_KEEP); /* within the dwell */
+        assert_int_equal(policy_protect_decide(&p, &s, true, 20, S(110)), PROTECT_ON);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(cap_never_above_the_limit_from_before),
@@ -1309,6 +1364,8 @@ int main(void) {
                 cmocka_unit_test(batch_cap_follows_the_room),
                 cmocka_unit_test(batch_filling_is_watched),
                 cmocka_unit_test(wobble_at_the_fast_rate_is_no_fill_rate),
+                cmocka_unit_test(protect_hysteresis),
+                cmocka_unit_test(protect_flip_limits),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
