@@ -43,6 +43,7 @@ static const struct key keys[] = {
         K("Pressure", "LowPercent", T_PERCENT, pressure_low, 0, 100, NULL),
         K("Pressure", "HoldSec", T_UINT, hold_sec, 0, 86400, NULL),
         K("Pressure", "Units", T_UNITS, units, 0, 0, NULL),
+        K("Pressure", "ProtectWriteback", T_BOOL, protect_writeback, 0, 0, NULL),
         K("Pool", "ShrinkerNearLimit", T_BOOL, pool_shrinker, 0, 0, NULL),
         K("Pool", "HighPercent", T_PERCENT, pool_high, 1, 100, NULL),
         K("Pool", "LowPercent", T_PERCENT, pool_low, 0, 100, NULL),

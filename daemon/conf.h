@@ -46,6 +46,7 @@ struct conf {
         unsigned trigger_stall_ms, trigger_window_ms;
         double pressure_high, pressure_low;
         unsigned hold_sec;
+        bool protect_writeback;  /* ProtectWriteback: a stalling source's memory.zswap.writeback 0 (protect.c) */
         /* [Pool] */
         bool pool_shrinker;      /* ShrinkerNearLimit: the pool rules turn the shrinker on */
         double pool_high, pool_low, pool_watch;

@@ -11,6 +11,7 @@
 #define MESSAGE_ID_ADMIN           "10bec3ba44e44e719ae72b1929061913" /* someone else wrote the knob: backing off */
 #define MESSAGE_ID_BLIND           "e239344f32184497b609cd4a0d4bdaed" /* the pool cannot be read / zswap off: back to baseline */
 #define MESSAGE_ID_STARTUP_WARNING "9c46a611dff04c929109ea6e556cc12a" /* cgroup v1, no swap, zswap disabled, PSI fallback */
+#define MESSAGE_ID_WRITEBACK       "b1fe8d1434d5446f803638c98c365c17" /* a pressure cgroup's writeback 0 or back */
 #define MESSAGE_ID_WRITE_FAILED    "141aa462a9884495b8f82df89f112ef9" /* a write keeps failing (said once, with a count) */
 
 /* Log to the journal (structured, when stderr is connected to it) or as

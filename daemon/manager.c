@@ -34,6 +34,7 @@ void manager_init(struct manager *m) {
         /* RUNTIME_DIRECTORY may list several, colon-separated; ours is the first. */
         snprintf(m->state_dir, sizeof(m->state_dir), "%.*s", (int) strcspn(rt, ":"), rt);
         restore_init(&m->restore, &m->kernel);
+        protect_init(&m->protect);
         stats_init(&m->stats, realtime_usec());
         steer_init(&m->steer, &m->kernel, &m->restore, &m->recorder, &m->stats);
         schedule_init(&m->sched, tick, m);
@@ -128,6 +129,8 @@ void manager_tick(struct manager *m, uint64_t now) {
 
         report_mode(&rs, &d, steer_knob_value(&m->steer), d.set != KNOB_UNSET && steer_knob_name(&m->steer));
         batch_apply(&m->batch, &m->kernel, &m->restore, manager_dry_run(m), &d);
+        protect_tick(&m->protect, &m->kernel, &m->restore, &m->sources, &m->batch, &m->params, manager_dry_run(m),
+                     now);
         report_status(&m->report, &rs, &d, steer_knob_value(&m->steer));
         stats_decision(&m->stats, &d, done, realtime_usec());
         publish(m, &d, &pool);
@@ -178,6 +181,7 @@ int manager_start(struct manager *m, sd_event *event) {
         if (r < 0)
                 return r == -ENOENT ? EXIT_UNAVAILABLE : EXIT_FAILURE;
         m->warnings = probe_report(&m->kernel);
+        protect_probe(&m->protect, &m->kernel, m->conf.protect_writeback);
         monitor_check_swaps(&m->monitor, true);
         if (manager_dry_run(m))
                 log_notice("Dry run: the knob and the batch caps are never written");
@@ -189,6 +193,7 @@ int manager_start(struct manager *m, sd_event *event) {
         m->sources.event = m->event;
         sources_setup(&m->sources, &m->conf);
         apply_params(m);
+        protect_setup(&m->protect, &m->kernel, m->conf.protect_writeback);
         batch_setup(&m->batch, &m->kernel, &m->conf.batch_cgroups, m->conf.batch_zswap_max);
         follow_wire_start(m);
         start_steering(m);
@@ -216,6 +221,7 @@ int manager_reload(struct manager *m) {
          * nothing, so it could never restore it later. */
         follow_wire_stop(m);
         batch_uncap_all(&m->batch, &m->restore);
+        (void) protect_release_all(&m->protect, &m->restore);
         if (fresh.knob != old_choice || (!was_dry && (m->dry_run_override || fresh.dry_run)))
                 steer_restore(&m->steer);
         conf_free(&m->conf);
@@ -227,6 +233,7 @@ int manager_reload(struct manager *m) {
                 log_error("Knob=%s on reload: monitoring only until it is fixed",
                           knob_choice_to_string(m->conf.knob));
         sources_setup(&m->sources, &m->conf);
+        protect_setup(&m->protect, &m->kernel, m->conf.protect_writeback);
         batch_setup(&m->batch, &m->kernel, &m->conf.batch_cgroups, m->conf.batch_zswap_max);
         follow_wire_start(m);
         if (m->conf.knob != old_choice || m->conf.baseline != old_baseline || was_dry != manager_dry_run(m))
@@ -246,6 +253,8 @@ int manager_restore(struct manager *m) {
 
         if (!restore_locked(&m->restore))
                 return 0; /* never started: nothing was changed */
+        /* what fails here stays saved: restore_all() below tries again */
+        (void) protect_release_all(&m->protect, &m->restore);
         b = batch_uncap_all(&m->batch, &m->restore);
         k = steer_restore(&m->steer);
         /* and whatever else is saved (a cap of a cgroup no longer listed) */

@@ -5,7 +5,7 @@
  * (manager_tick): read, ask the policy, carry it out. Each job has a file of
  * its own that owns its state (docs/architecture.md): restore.c (saves,
  * locks, the files we write), steer.c and knob.c (the knob), batch.c (the
- * caps),
+ * caps), protect.c (the pressure cgroups' writeback),
  * sources.c (PSI), monitor.c (swap, hot-plug), schedule.c (when), stats.c
  * (counts), publish.c (status, metrics); the decisions are policy.c's. This
  * file only calls them. */
@@ -19,6 +19,7 @@
 #include "kernel.h"
 #include "monitor.h"
 #include "policy.h"
+#include "protect.h"
 #include "record.h"
 #include "report.h"
 #include "restore.h"
@@ -42,6 +43,7 @@ struct manager {
         struct restore restore;
         struct steer steer;
         struct batch batch;
+        struct protect protect;         /* [Pressure] ProtectWriteback= (protect.c) */
         struct sources sources;
         struct follow_wire follow;      /* Cgroups= globs, Units=, IdleCgroups= (follow-wire.c) */
         struct monitor monitor;
@@ -80,7 +82,7 @@ int manager_start(struct manager *m, sd_event *event);
 void manager_tick(struct manager *m, uint64_t now);
 /* Re-read the configuration (SIGHUP); keeps the old one on error. */
 int manager_reload(struct manager *m);
-/* Put back everything we changed (knob and caps), dry run or not. */
+/* Put back everything we changed (knob, caps, writeback), dry run or not. */
 int manager_restore(struct manager *m);
 void manager_free(struct manager *m);
 /* The loop, with SIGTERM/SIGINT (restore and exit) and SIGHUP (reload);

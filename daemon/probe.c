@@ -52,3 +52,20 @@ unsigned probe_report(const struct kernel *k) {
         }
         return 0;
 }
+
+int probe_writeback(const struct kernel *k, bool wanted) {
+        const char *fields[] = { "MESSAGE_ID=" MESSAGE_ID_STARTUP_WARNING, NULL };
+        int r = kernel_writeback_probe(k);
+
+        if (r > 0) {
+                log_info("memory.zswap.writeback: available (per-cgroup writeback protection: [Pressure] "
+                         "ProtectWriteback=%s)", wanted ? "yes" : "no");
+                return 1;
+        }
+        if (wanted)
+                log_fields(LOG_NOTICE, fields, "[Pressure] ProtectWriteback=yes, but %s: no cgroup's writeback is "
+                           "ever changed",
+                           r == 0 ? "this kernel has no memory.zswap.writeback (Linux 6.8 or later)"
+                                  : "no cgroup has memory.zswap.* (cgroup v1, or no memory controller on cgroup v2)");
+        return 0;
+}

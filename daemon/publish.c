@@ -120,6 +120,7 @@ void publish_take(const struct manager *m, const struct policy_decision *d, cons
         stats_snapshot(&m->stats, s);
         sources_snapshot(&m->sources, s);
         batch_snapshot(&m->batch, s);
+        protect_snapshot(&m->protect, s);
         follow_wire_snapshot(m, s);
         if (monitor_swaps(&m->monitor) == 0)
                 s->warnings |= WARN_NO_SWAP;
@@ -308,6 +309,14 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
                         label(f, s->batch[i].cap_reason);
                         fputs("\"} 1\n", f);
                 }
+        head(f, "zswap_tuned_writeback_protected", "gauge",
+             "1 for each pressure cgroup whose memory.zswap.writeback the daemon holds at 0 now, its zswap entries "
+             "kept in RAM while it stalls ([Pressure] ProtectWriteback=).");
+        for (unsigned i = 0; i < s->n_protected; i++) {
+                fputs("zswap_tuned_writeback_protected{cgroup=\"", f);
+                label(f, below_root(s->protected_cg[i]));
+                fputs("\"} 1\n", f);
+        }
         head(f, "zswap_tuned_stored_pages_total", "counter", "Pages stored in zswap since boot (/proc/vmstat zswpout).");
         head(f, "zswap_tuned_loaded_pages_total", "counter", "Pages loaded back from zswap since boot (zswpin).");
         head(f, "zswap_tuned_written_back_pages_total", "counter",

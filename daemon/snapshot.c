@@ -82,6 +82,8 @@ void snapshot_format(const struct snapshot *s, bool with_time, FILE *f) {
                 if (s->batch[i].by[0])
                         fprintf(f, "BATCH_BY=%s\n", s->batch[i].by);
         }
+        for (unsigned i = 0; i < s->n_protected; i++)
+                fprintf(f, "PROTECTED=%s\n", s->protected_cg[i]);
         for (unsigned i = 0; i < s->n_patterns; i++)
                 fprintf(f, "PATTERN=%s %u %s\n", s->pattern[i].role, s->pattern[i].matches, s->pattern[i].pattern);
         fprintf(f, "FLIPS_LAST_HOUR=%u\nFLIPS_TOTAL=%llu\n", s->flips_last_hour, (unsigned long long) s->flips_total);
@@ -203,6 +205,8 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
                                  rest ? rest : "");
                 } else if (strcmp(l, "BATCH_BY") == 0 && s->n_batch > 0 && !split(v)) {
                         snprintf(s->batch[s->n_batch - 1].by, sizeof(s->batch[0].by), "%s", v);
+                } else if (strcmp(l, "PROTECTED") == 0 && s->n_protected < SNAPSHOT_MAX_SOURCES && *v) {
+                        snprintf(s->protected_cg[s->n_protected++], sizeof(s->protected_cg[0]), "%s", v);
                 } else if (strcmp(l, "HELD") == 0) {
                         rest = split(v);
                         i = lookup(v, held_name, (int) ELEMENTSOF(held_names));
@@ -392,6 +396,11 @@ void snapshot_json_open(const struct snapshot *s, uint64_t now, FILE *f) {
                 json_int_or_null(f, s->batch[i].incomp);
                 fputc('}', f);
         }
+        fputs("],\"writeback_protected\":[", f);
+        for (unsigned i = 0; i < s->n_protected; i++) {
+                fputs(i ? "," : "", f);
+                snapshot_json_string(f, s->protected_cg[i]);
+        }
         fputs("],\"patterns\":[", f);
         for (unsigned i = 0; i < s->n_patterns; i++) {
                 fprintf(f, "%s{\"role\":", i ? "," : "");
@@ -542,6 +551,9 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
                         fprintf(f, "; by %s", snapshot_escape(batch_by_key(s->batch[i].by), e, sizeof(e)));
                 fputc('\n', f);
         }
+        for (unsigned i = 0; i < s->n_protected; i++)
+                fprintf(f, " Protected: %s: zswap writeback 0 while it stalls ([Pressure] ProtectWriteback=)\n",
+                        snapshot_escape(s->protected_cg[i], e, sizeof(e)));
         for (unsigned i = 0; i < s->n_patterns; i++)
                 fprintf(f, "   Follows: %s (%s): %u cgroup%s\n", snapshot_escape(s->pattern[i].pattern, e, sizeof(e)),
                         snapshot_escape(s->pattern[i].role, e2, sizeof(e2)),

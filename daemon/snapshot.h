@@ -92,6 +92,8 @@ struct snapshot {
                 char cap_text[128];     /* ... and in words (policy_decision.cap_text) */
                 char by[16];            /* the rule that made it batch work (BATCH_BY_*); "" = unknown */
         } batch[SNAPSHOT_MAX_BATCH];
+        unsigned n_protected;           /* [Pressure] ProtectWriteback=: the cgroups at writeback 0 now */
+        char protected_cg[SNAPSHOT_MAX_SOURCES][512];
         unsigned n_patterns;            /* Cgroups= globs, Units= ("unit:..."), IdleCgroups= (SNAPSHOT_PATTERN_IDLE) */
         struct {
                 char role[16];          /* "batch" or "pressure" */

@@ -3,14 +3,16 @@
 #
 # Kill anywhere: SIGKILL zswap-tuned at a random moment of its life, from
 # its first milliseconds (probes, the save file's write, the first knob
-# write) to a second into its run, while it flips the knob and caps batch
-# cgroups; then "zswap-tuned --restore" with the same --root/--state-dir,
+# write) to a second into its run, while it flips the knob, caps batch
+# cgroups and (fake tree) holds a pressure cgroup's memory.zswap.writeback
+# at 0; then "zswap-tuned --restore" with the same --root/--state-dir,
 # as ExecStopPost= would. Every iteration must end with the knob and every
 # memory.zswap.max at their original values and NOTHING left in the state
 # directory (no original-knob, no original-knob.XXXXXX, nothing else).
 #
 #   tests/kill-anywhere.sh          a fake /proc and /sys tree (--root): the
-#                                   knob and two batch cgroups' caps; no root
+#                                   knob, two batch cgroups' caps and a
+#                                   pressure cgroup's writeback; no root
 #                                   needed; part of "make check"
 #   tests/kill-anywhere.sh --host   the real shrinker_enabled knob under /
 #                                   (root, zswap, PSI): the knob only, there is
@@ -134,8 +136,14 @@ if [ $MODE = fake ]; then
 		mkdir -p "$R/sys/fs/cgroup/$cg"
 		echo "${CAP_ORIG[$cg]}" >"$R/sys/fs/cgroup/$cg/memory.zswap.max"
 		echo "${CAP_CUR[$cg]}" >"$R/sys/fs/cgroup/$cg/memory.zswap.current"
+		echo 1 >"$R/sys/fs/cgroup/$cg/memory.zswap.writeback"
 		CGS+=" /sys/fs/cgroup/$cg"
 	done
+	# the service: a pressure source whose writeback is held at 0 while it stalls
+	SVC=$R/sys/fs/cgroup/db.service
+	mkdir -p "$SVC"
+	echo max >"$SVC/memory.zswap.max"; echo 1 >"$SVC/memory.zswap.writeback"
+	echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=0" >"$SVC/memory.pressure"
 	ROOT=(--root "$R")
 	# Pool fill (Zswap kB) and PSI stall (us per 40 ms step): high pool (on),
 	# low pool under pressure with stores (off), between (caps move), calm
@@ -149,6 +157,8 @@ if [ $MODE = fake ]; then
 			# renamed into place: the daemon never reads half a file
 			echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=$total" >"$R/proc/pressure/.memory"
 			mv -f "$R/proc/pressure/.memory" "$R/proc/pressure/memory"
+			echo "some avg10=0.00 avg60=0.00 avg300=0.00 total=$total" >"$SVC/.memory.pressure"
+			mv -f "$SVC/.memory.pressure" "$SVC/memory.pressure"
 			printf 'MemTotal: 1000000 kB\nZswap: %d kB\nZswapped: %d kB\n' "$z" $((z * 3)) >"$R/proc/.meminfo"
 			mv -f "$R/proc/.meminfo" "$R/proc/meminfo"
 			printf 'pswpout 0\nzswpout %d\nzswpwb 0\n' "$zswpout" >"$R/proc/.vmstat"
@@ -159,6 +169,8 @@ if [ $MODE = fake ]; then
 	}
 	COMMON="[Pressure]
 HoldSec=0
+Cgroups=db.service
+ProtectWriteback=yes
 [Pool]
 ShrinkerNearLimit=yes
 SampleMs=20
@@ -231,6 +243,10 @@ caps_now() {
 	done
 	echo "${out% }"
 }
+# the pressure cgroup's memory.zswap.writeback (fake tree; "" on the host)
+wb_now() { [ $MODE = fake ] && cat "$SVC/memory.zswap.writeback" 2>&1; }
+wb_orig() { [ $MODE = fake ] && echo 1; }
+N_WB=0
 caps_orig() {
 	local cg out=
 	for cg in $(printf '%s\n' "${!CAP_ORIG[@]}" | sort); do out+="$cg=${CAP_ORIG[$cg]} "; done
@@ -273,6 +289,7 @@ for ((i = 1; i <= ITER; i++)); do
 	changed=
 	[ "$(cat "$KNOB")" = "$orig" ] || { changed+=" knob"; N_KNOB=$((N_KNOB + 1)); }
 	[ "$(caps_now)" = "$(caps_orig)" ] || { changed+=" caps"; N_CAPS=$((N_CAPS + 1)); }
+	[ "$(wb_now)" = "$(wb_orig)" ] || { changed+=" writeback"; N_WB=$((N_WB + 1)); }
 	PID=
 	# where it was, by its log (informational: the texts may change)
 	if [ ! -s "$LOG" ]; then
@@ -296,6 +313,8 @@ for ((i = 1; i <= ITER; i++)); do
 	[ "$rrc" = 0 ] || bad+=" --restore exited $rrc;"
 	[ "$knob" = "$orig" ] || bad+=" knob $knob, original $orig;"
 	[ "$caps" = "$(caps_orig)" ] || bad+=" caps $caps, original $(caps_orig);"
+	wb=$(wb_now)
+	[ "$wb" = "$(wb_orig)" ] || bad+=" writeback $wb, original $(wb_orig);"
 	[ -z "$left" ] || bad+=" left in the state dir: $(echo $left);"
 	what="SIGKILL at $(ms "$at") ms (drawn $(ms "$delay")), $phase, changed:${changed:- nothing}"
 	if [ -z "$bad" ]; then
@@ -311,6 +330,7 @@ for ((i = 1; i <= ITER; i++)); do
 		# start the next iteration clean
 		find "$STATE" -mindepth 1 -delete
 		for cg in "${!CAP_ORIG[@]}"; do echo "${CAP_ORIG[$cg]}" >"$R/sys/fs/cgroup/$cg/memory.zswap.max"; done
+		[ $MODE = fake ] && echo 1 >"$SVC/memory.zswap.writeback"
 	fi
 	[ -n "${ZT_KEEP_TMP:-}" ] || rm -f "$LOG"
 	if [ $MODE = host ] && [ -n "$HOG_PID" ] && gone "$HOG_PID"; then
@@ -322,5 +342,6 @@ echo "# $ITER kills in $((($(us) - T_START) / 1000000)) s: ${PHASES[silent]:-0} 
 	"${PHASES[starting]:-0} during start-up, ${PHASES[running]:-0} while running; seed $SEED"
 check "the daemon had changed the knob when killed ($N_KNOB of $ITER)" test "$N_KNOB" -gt 0
 [ $MODE = fake ] && check "the daemon had changed the caps when killed ($N_CAPS of $ITER)" test "$N_CAPS" -gt 0
+[ $MODE = fake ] && check "the daemon held the writeback at 0 when killed ($N_WB of $ITER)" test "$N_WB" -gt 0
 echo "1..$T_N"
 finish

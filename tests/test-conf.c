@@ -72,6 +72,7 @@ static void assert_conf_equal(const struct conf *a, const struct conf *b) {
         assert_true(a->pressure_high == b->pressure_high);
         assert_true(a->pressure_low == b->pressure_low);
         assert_int_equal(a->hold_sec, b->hold_sec);
+        assert_int_equal(a->protect_writeback, b->protect_writeback);
         assert_true(a->pool_high == b->pool_high);
         assert_true(a->pool_low == b->pool_low);
         assert_true(a->pool_watch == b->pool_watch);
@@ -98,6 +99,7 @@ static void missing_file_gives_defaults(void **state) {
                                           "[Daemon]\nKnob=none\nBaseline=off\nDryRun=yes\nLogLevel=debug\n"
                                           "[Pressure]\nSystem=no\nCgroups=a b\nType=full\nTriggerStallMs=200\n"
                                           "TriggerWindowMs=2000\nHighPercent=20\nLowPercent=5\nHoldSec=1\nUnits=app.slice\n"
+                                          "ProtectWriteback=yes\n"
                                           "[Pool]\nShrinkerNearLimit=yes\nHighPercent=95\nLowPercent=90\nWatchPercent=1\nReleasePercent=92\nSampleMs=50\n"
                                           "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
                                           "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
