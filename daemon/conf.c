@@ -14,7 +14,21 @@
 #include "units.h"
 #include "util.h"
 
-enum key_type { T_BOOL, T_UINT, T_SEC_INF, T_PERCENT, T_ENUM, T_LOGLEVEL, T_CGROUPS, T_UNITS, T_DIR };
+/* T_MSEC, T_SEC, T_SEC_INF: a time (parse_time()), kept in milliseconds or
+ * seconds, a bare number in that unit; T_PERCENT: parse_percent(). */
+enum key_type {
+        T_BOOL,
+        T_UINT,
+        T_MSEC,
+        T_SEC,
+        T_SEC_INF,
+        T_PERCENT,
+        T_ENUM,
+        T_LOGLEVEL,
+        T_CGROUPS,
+        T_UNITS,
+        T_DIR
+};
 
 struct key {
         const char *section, *name;
@@ -37,22 +51,22 @@ static const struct key keys[] = {
         K("Pressure", "System", T_BOOL, system, 0, 0, NULL),
         K("Pressure", "Cgroups", T_CGROUPS, cgroups, 0, 0, NULL),
         K("Pressure", "Type", T_ENUM, type, 0, 0, type_names),
-        K("Pressure", "TriggerStallMs", T_UINT, trigger_stall_ms, 1, 10000, NULL),
-        K("Pressure", "TriggerWindowMs", T_UINT, trigger_window_ms, 500, 10000, NULL),
+        K("Pressure", "TriggerStallMs", T_MSEC, trigger_stall_ms, 1, 10000, NULL),
+        K("Pressure", "TriggerWindowMs", T_MSEC, trigger_window_ms, 500, 10000, NULL),
         K("Pressure", "HighPercent", T_PERCENT, pressure_high, 0, 100, NULL),
         K("Pressure", "LowPercent", T_PERCENT, pressure_low, 0, 100, NULL),
-        K("Pressure", "HoldSec", T_UINT, hold_sec, 0, 86400, NULL),
+        K("Pressure", "HoldSec", T_SEC, hold_sec, 0, 86400, NULL),
         K("Pressure", "Units", T_UNITS, units, 0, 0, NULL),
         K("Pool", "ShrinkerNearLimit", T_BOOL, pool_shrinker, 0, 0, NULL),
         K("Pool", "HighPercent", T_PERCENT, pool_high, 1, 100, NULL),
         K("Pool", "LowPercent", T_PERCENT, pool_low, 0, 100, NULL),
         K("Pool", "WatchPercent", T_PERCENT, pool_watch, 0, 100, NULL),
         K("Pool", "ReleasePercent", T_PERCENT, pool_release, 0, 100, NULL),
-        K("Pool", "SampleMs", T_UINT, sample_ms, 10, 60000, NULL),
-        K("Pool", "MinSampleMs", T_UINT, min_sample_ms, 10, 60000, NULL),
-        K("Pool", "LeadSec", T_UINT, lead_sec, 0, 3600, NULL),
-        K("Pool", "IdleCheckSec", T_UINT, idle_check_sec, 0, 86400, NULL),
-        K("Flips", "MinDwellSec", T_UINT, min_dwell_sec, 0, 3600, NULL),
+        K("Pool", "SampleMs", T_MSEC, sample_ms, 10, 60000, NULL),
+        K("Pool", "MinSampleMs", T_MSEC, min_sample_ms, 10, 60000, NULL),
+        K("Pool", "LeadSec", T_SEC, lead_sec, 0, 3600, NULL),
+        K("Pool", "IdleCheckSec", T_SEC, idle_check_sec, 0, 86400, NULL),
+        K("Flips", "MinDwellSec", T_SEC, min_dwell_sec, 0, 3600, NULL),
         K("Flips", "MaxPerMinute", T_UINT, max_per_minute, 0, 600, NULL),
         K("Flips", "AdminBackOffSec", T_SEC_INF, admin_backoff_sec, 0, 86400, NULL),
         K("Batch", "Cgroups", T_CGROUPS, batch_cgroups, 0, 0, NULL),
@@ -64,7 +78,7 @@ static const struct key keys[] = {
         K("Batch", "LargestHolder", T_BOOL, batch_largest, 0, 0, NULL),
         K("Batch", "MaxCgroups", T_UINT, batch_max_cgroups, 1, BATCH_MAX_CGROUPS, NULL),
         K("Metrics", "TextfileDirectory", T_DIR, metrics_dir, 0, 0, NULL),
-        K("Metrics", "IntervalSec", T_UINT, metrics_interval_sec, 1, 3600, NULL),
+        K("Metrics", "IntervalSec", T_SEC, metrics_interval_sec, 1, 3600, NULL),
 };
 #undef K
 
@@ -238,6 +252,33 @@ static int set_cgroups(struct parser *p, const char *key, struct conf_list *l, c
         return ok;
 }
 
+/* A time for a key kept in unit (USEC_PER_SEC or USEC_PER_MSEC). */
+static int set_time(struct parser *p, const struct key *k, const char *value, uint64_t unit) {
+        bool sec = unit == USEC_PER_SEC, inf = k->type == T_SEC_INF;
+        char lo[32], hi[32];
+        uint64_t usec;
+        int r;
+
+        if (inf && strcasecmp(value, "infinity") == 0) {
+                *(unsigned *) ((char *) p->conf + k->offset) = CONF_INFINITY;
+                return 1;
+        }
+        r = parse_time(value, unit, &usec);
+        if (r == 0 && usec % unit != 0) {
+                fail_here(p, "%s=%s: not a whole number of %s", k->name, value, sec ? "seconds" : "milliseconds");
+                return 0;
+        }
+        if (r < 0 || usec / unit < k->min || usec / unit > k->max) {
+                fail_here(p, "%s=%s: expected a time from %s to %s%s (a bare number is %s; e.g. %s)", k->name, value,
+                          format_time(lo, sizeof(lo), (uint64_t) k->min * unit),
+                          format_time(hi, sizeof(hi), (uint64_t) k->max * unit), inf ? " or infinity" : "",
+                          sec ? "seconds" : "milliseconds", sec ? "30, 30s, 1min 30s" : "500, 500ms, 1.5s");
+                return 0;
+        }
+        *(unsigned *) ((char *) p->conf + k->offset) = (unsigned) (usec / unit);
+        return 1;
+}
+
 static int set_value(struct parser *p, const struct key *k, const char *value) {
         char *field = (char *) p->conf + k->offset;
         uint64_t u;
@@ -261,20 +302,15 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
                 }
                 *(unsigned *) field = (unsigned) u;
                 return 1;
+        case T_MSEC:
+                return set_time(p, k, value, USEC_PER_MSEC);
+        case T_SEC:
         case T_SEC_INF:
-                if (strcasecmp(value, "infinity") == 0)
-                        u = CONF_INFINITY;
-                else if (parse_u64(value, &u) < 0 || u < k->min || u > k->max) {
-                        fail_here(p, "%s=%s: expected a whole number from %.0f to %.0f or infinity",
-                                  k->name, value, k->min, k->max);
-                        return 0;
-                }
-                *(unsigned *) field = (unsigned) u;
-                return 1;
+                return set_time(p, k, value, USEC_PER_SEC);
         case T_PERCENT:
-                if (parse_double(value, &d) < 0 || d < k->min || d > k->max) {
-                        fail_here(p, "%s=%s: expected a percentage from %.0f to %.0f",
-                             k->name, value, k->min, k->max);
+                if (parse_percent(value, &d) < 0 || d < k->min || d > k->max) {
+                        fail_here(p, "%s=%s: expected a percentage from %.0f to %.0f (e.g. 50 or 50%%)", k->name,
+                                  value, k->min, k->max);
                         return 0;
                 }
                 *(double *) field = d;
@@ -465,6 +501,8 @@ static void dump_value(const struct conf *c, const struct key *k, FILE *f) {
                 fputs(*(const bool *) field ? "yes" : "no", f);
                 break;
         case T_UINT:
+        case T_MSEC:
+        case T_SEC:
                 fprintf(f, "%u", *(const unsigned *) field);
                 break;
         case T_SEC_INF:

@@ -42,6 +42,14 @@ check "the daemon refuses a bad config with exit 78" test $rc -eq 78
 check "... naming the line" grep -qF "$W/bad.conf:4:" <<<"$err"
 check "... and leaves the knob alone" test "$(knob)" = Y
 
+# Times and percentages with units, as systemd and oomd.conf take them.
+printf '[Pressure]\nHoldSec=30s\nHighPercent=12.5%%\n[Pool]\nHighPercent=85%%\nSampleMs=50ms\nMinSampleMs=10ms\nLeadSec=1min 30s\n' \
+	>"$W/units.conf"
+out=$(run -c "$W/units.conf" --check-config 2>&1); rc=$?
+check "units: 30s, 12.5%, 85%, 50ms, 1min 30s are taken (exit $rc)" test $rc -eq 0
+check "... each in the key's unit" bash -c "grep -qx 'HoldSec=30' <<<'$out' && grep -qx 'HighPercent=12.5' <<<'$out' &&
+	grep -qx 'HighPercent=85' <<<'$out' && grep -qx 'SampleMs=50' <<<'$out' && grep -qx 'LeadSec=90' <<<'$out'"
+
 mv "$W/root/proc/pressure/memory" "$W/psi.away"
 err=$(run -c "$W/good.conf" 2>&1); rc=$?
 mv "$W/psi.away" "$W/root/proc/pressure/memory"

@@ -41,6 +41,14 @@ static void expect_error(const char *dir, const char *content, unsigned line, co
         conf_free(&c);
 }
 
+/* c: from conf_defaults() or an earlier load */
+static int load_text(struct conf *c, const char *text, char *err, size_t size) {
+        err[0] = '\0';
+        return conf_load_string(c, "t.conf", text, err, size);
+}
+
+static void expect_text_error(const char *text, const char *want);
+
 static char *dump(const struct conf *c) {
         char *buf = NULL;
         size_t len = 0;
@@ -199,12 +207,12 @@ static void every_error_names_its_line(void **state) {
         expect_error(d, "[Daemon]\nKnob=shrinker\n", 2, "expected one of auto, shrinker_enabled, shrink_enabled, none");
         expect_error(d, "[Daemon]\nLogLevel=loud\n", 2, "LogLevel=loud");
         expect_error(d, "[Pressure]\nType=partial\n", 2, "expected one of some, full");
-        expect_error(d, "[Pool]\nSampleMs=5\n", 2, "SampleMs=5: expected a whole number from 10 to 60000");
+        expect_error(d, "[Pool]\nSampleMs=5\n", 2, "SampleMs=5: expected a time from 10ms to 1min (a bare number is milliseconds; e.g. 500, 500ms, 1.5s)");
         expect_error(d, "[Pool]\nSampleMs=1e3\n", 2, "SampleMs=1e3");
         expect_error(d, "[Pool]\nSampleMs=-1\n", 2, "SampleMs=-1");
         expect_error(d, "[Pool]\nSampleMs=\n", 2, "SampleMs=:");
         expect_error(d, "[Pool]\nSampleMs=99999999999999999999999\n", 2, "SampleMs=");
-        expect_error(d, "[Pool]\nHighPercent=101\n", 2, "HighPercent=101: expected a percentage from 1 to 100");
+        expect_error(d, "[Pool]\nHighPercent=101\n", 2, "HighPercent=101: expected a percentage from 1 to 100 (e.g. 50 or 50%)");
         expect_error(d, "[Pool]\nHighPercent=0\n", 2, "from 1 to 100");
         expect_error(d, "[Pressure]\nHighPercent=ten\n", 2, "HighPercent=ten");
         expect_error(d, "[Pressure]\nHighPercent=nan\n", 2, "HighPercent=nan");
@@ -235,6 +243,168 @@ static void every_error_names_its_line(void **state) {
 
 static void first_error_wins(void **state) {
         expect_error(*state, "[Pool]\nSampleMs=1\nLeadSec=x\n", 2, "SampleMs=1");
+}
+
+static uint64_t time_ok(const char *s, uint64_t unit) {
+        uint64_t u = 12345;
+        int r = parse_time(s, unit, &u);
+
+        if (r != 0)
+                fail_msg("parse_time(\"%s\") = %d", s, r);
+        return u;
+}
+
+/* systemd's time syntax (parse_sec()), a bare number in the key's unit. */
+static void times_take_units(void **state) {
+        static const char *const bad[] = { "", " ", "-1", "-1s", "+5s", "s", "5x", "5sx", "5secs", "5 x", "1min 30",
+                                           "30 1min", "1..5s", ".5s", "5.s", "1e3", "0x10", "inf", "infinity", "5s;",
+                                           "5s,1s", "1M", "1y", "5\xc3\xa9", "5s\xc3\xa9", "5m\xce\xbc" };
+        uint64_t u;
+        char buf[32];
+
+        assert_true(time_ok("30", USEC_PER_SEC) == 30 * USEC_PER_SEC);
+        assert_true(time_ok("30", USEC_PER_MSEC) == 30 * USEC_PER_MSEC);
+        assert_true(time_ok("30s", USEC_PER_MSEC) == 30 * USEC_PER_SEC);
+        assert_true(time_ok("500ms", USEC_PER_SEC) == 500 * USEC_PER_MSEC);
+        assert_true(time_ok("500msec", USEC_PER_SEC) == 500 * USEC_PER_MSEC);
+        assert_true(time_ok("1min", USEC_PER_SEC) == 60 * USEC_PER_SEC);
+        assert_true(time_ok("1m", USEC_PER_SEC) == 60 * USEC_PER_SEC);
+        assert_true(time_ok("1min 30s", USEC_PER_SEC) == 90 * USEC_PER_SEC);
+        assert_true(time_ok("1min30s", USEC_PER_SEC) == 90 * USEC_PER_SEC);
+        assert_true(time_ok("1 min  30 sec", USEC_PER_SEC) == 90 * USEC_PER_SEC);
+        assert_true(time_ok("2h", USEC_PER_SEC) == 7200 * USEC_PER_SEC);
+        assert_true(time_ok("1hr 1minute 1second", USEC_PER_SEC) == 3661 * USEC_PER_SEC);
+        assert_true(time_ok("1d", USEC_PER_SEC) == 86400 * USEC_PER_SEC);
+        assert_true(time_ok("2weeks", USEC_PER_SEC) == 14 * 86400 * USEC_PER_SEC);
+        assert_true(time_ok("1.5s", USEC_PER_MSEC) == 1500 * USEC_PER_MSEC);
+        assert_true(time_ok("0.5min", USEC_PER_SEC) == 30 * USEC_PER_SEC);
+        assert_true(time_ok("1.25", USEC_PER_SEC) == 1250 * USEC_PER_MSEC); /* a bare fraction: of the unit */
+        assert_true(time_ok("7us", USEC_PER_SEC) == 7);
+        assert_true(time_ok("7\xc2\xb5s", USEC_PER_SEC) == 7);
+        assert_true(time_ok("1.0000009s", USEC_PER_SEC) == USEC_PER_SEC); /* below a microsecond: dropped */
+        assert_true(time_ok("0", USEC_PER_SEC) == 0);
+        assert_true(time_ok("0ms", USEC_PER_SEC) == 0);
+        assert_true(time_ok("007s", USEC_PER_SEC) == 7 * USEC_PER_SEC);
+        assert_true(time_ok("18446744073709551615us", USEC_PER_SEC) == UINT64_MAX);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                if (parse_time(bad[i], USEC_PER_SEC, &u) != -EINVAL)
+                        fail_msg("parse_time(\"%s\") is not -EINVAL", bad[i]);
+        /* overflow, never a wrapped number */
+        assert_int_equal(parse_time("18446744073709551616us", USEC_PER_SEC, &u), -ERANGE);
+        assert_int_equal(parse_time("18446744073709552s", USEC_PER_SEC, &u), -ERANGE);
+        assert_int_equal(parse_time("18446744073709551615", USEC_PER_SEC, &u), -ERANGE);
+        assert_int_equal(parse_time("99999999999999999999999999ms", USEC_PER_SEC, &u), -ERANGE);
+        assert_int_equal(parse_time("18446744073709551615us 1us", USEC_PER_SEC, &u), -ERANGE);
+        assert_int_equal(parse_time("30500569w", USEC_PER_SEC, &u), -ERANGE);
+        assert_int_equal(parse_time("18446744073709.551616s", USEC_PER_SEC, &u), -ERANGE);
+
+        assert_string_equal(format_time(buf, sizeof(buf), 0), "0");
+        assert_string_equal(format_time(buf, sizeof(buf), 60000 * USEC_PER_MSEC), "1min");
+        assert_string_equal(format_time(buf, sizeof(buf), 1500 * USEC_PER_MSEC), "1500ms");
+        assert_string_equal(format_time(buf, sizeof(buf), 86400 * USEC_PER_SEC), "1d");
+        assert_string_equal(format_time(buf, sizeof(buf), 7), "7us");
+}
+
+/* The time keys with units: the value in the key's unit; a bare number as
+ * before; what does not fit the unit or the range is refused, saying the
+ * accepted form. */
+static void time_keys_take_units(void **state) {
+        char err[1024];
+        struct conf c;
+
+        conf_defaults(&c);
+        assert_int_equal(load_text(&c, "[Pressure]\nHoldSec=30s\nTriggerStallMs=0.05s\nTriggerWindowMs=2s\n"
+                                        "[Pool]\nSampleMs=50ms\nMinSampleMs=10ms\nLeadSec=1min 30s\nIdleCheckSec=2h\n"
+                                        "[Flips]\nMinDwellSec=1min\nAdminBackOffSec=1h\n[Metrics]\nIntervalSec=30000ms\n",
+                                   err, sizeof(err)),
+                         0);
+        assert_int_equal(c.hold_sec, 30);
+        assert_int_equal(c.trigger_stall_ms, 50);
+        assert_int_equal(c.trigger_window_ms, 2000);
+        assert_int_equal(c.sample_ms, 50);
+        assert_int_equal(c.min_sample_ms, 10);
+        assert_int_equal(c.lead_sec, 90);
+        assert_int_equal(c.idle_check_sec, 7200);
+        assert_int_equal(c.min_dwell_sec, 60);
+        assert_int_equal(c.admin_backoff_sec, 3600);
+        assert_int_equal(c.metrics_interval_sec, 30);
+        /* the dump says it in the key's unit: it reads back the same */
+        char *a = dump(&c);
+        assert_non_null(strstr(a, "\nHoldSec=30\n"));
+        assert_non_null(strstr(a, "\nSampleMs=50\n"));
+        assert_non_null(strstr(a, "\nLeadSec=90\n"));
+        free(a);
+        assert_int_equal(load_text(&c, "[Pressure]\nHoldSec=30\n[Pool]\nSampleMs=1000\n", err, sizeof(err)), 0);
+        assert_int_equal(c.hold_sec, 30);
+        assert_int_equal(c.sample_ms, 1000);
+        assert_int_equal(load_text(&c, "[Pool]\nSampleMs=1min\n[Flips]\nAdminBackOffSec=1d\n", err, sizeof(err)), 0);
+        assert_int_equal(c.sample_ms, 60000);
+        assert_int_equal(c.admin_backoff_sec, 86400);
+        conf_free(&c);
+
+        expect_text_error("[Pressure]\nHoldSec=1500ms\n", "t.conf:2: HoldSec=1500ms: not a whole number of seconds");
+        expect_text_error("[Pool]\nSampleMs=10.5ms\n", "t.conf:2: SampleMs=10.5ms: not a whole number of milliseconds");
+        expect_text_error("[Pressure]\nHoldSec=-30s\n",
+                          "t.conf:2: HoldSec=-30s: expected a time from 0 to 1d (a bare number is seconds; e.g. 30, 30s, "
+                          "1min 30s)");
+        expect_text_error("[Pressure]\nHoldSec=25h\n",
+                          "t.conf:2: HoldSec=25h: expected a time from 0 to 1d (a bare number is seconds; e.g. 30, 30s, "
+                          "1min 30s)");
+        expect_text_error("[Pressure]\nHoldSec=30 s x\n",
+                          "t.conf:2: HoldSec=30 s x: expected a time from 0 to 1d (a bare number is seconds; e.g. 30, 30s, "
+                          "1min 30s)");
+        expect_text_error("[Pool]\nSampleMs=5ms\n",
+                          "t.conf:2: SampleMs=5ms: expected a time from 10ms to 1min (a bare number is milliseconds; e.g. "
+                          "500, 500ms, 1.5s)");
+        expect_text_error("[Pool]\nSampleMs=99999999999999999999999h\n",
+                          "t.conf:2: SampleMs=99999999999999999999999h: expected a time from 10ms to 1min (a bare number is "
+                          "milliseconds; e.g. 500, 500ms, 1.5s)");
+        expect_text_error("[Pressure]\nTriggerWindowMs=11s\n",
+                          "t.conf:2: TriggerWindowMs=11s: expected a time from 500ms to 10s (a bare number is milliseconds; "
+                          "e.g. 500, 500ms, 1.5s)");
+        expect_text_error("[Metrics]\nIntervalSec=0s\n",
+                          "t.conf:2: IntervalSec=0s: expected a time from 1s to 1h (a bare number is seconds; e.g. 30, 30s, "
+                          "1min 30s)");
+        /* cross-key checks see the values, whatever the units */
+        expect_text_error("[Pool]\nSampleMs=0.05s\n",
+                          "t.conf:2: [Pool] MinSampleMs=100 must be at most SampleMs=50 (MinSampleMs is at its built-in "
+                          "default; set it too)");
+}
+
+/* "85" and "85%" alike; nothing else after the number. */
+static void percents_take_a_percent_sign(void **state) {
+        static const char *const bad[] = { "%", "85 %", "85%%", "%85", "+5%", "85% ", " 85%", "5.%", ".5%",
+                                           "85‰", "1e2%", "nan%" };
+        char err[512];
+        struct conf c;
+        double v;
+
+        assert_int_equal(parse_percent("85", &v), 0);
+        assert_true(v == 85);
+        assert_int_equal(parse_percent("85%", &v), 0);
+        assert_true(v == 85);
+        assert_int_equal(parse_percent("12.5%", &v), 0);
+        assert_true(v == 12.5);
+        assert_int_equal(parse_percent("0%", &v), 0);
+        assert_true(v == 0);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                if (parse_percent(bad[i], &v) >= 0)
+                        fail_msg("parse_percent(\"%s\") took it as %g", bad[i], v);
+
+        conf_defaults(&c);
+        assert_int_equal(load_text(&c, "[Pressure]\nHighPercent=12.5%\nLowPercent=1%\n[Pool]\nHighPercent=85%\n"
+                                        "LowPercent=70\nWatchPercent=50%\nReleasePercent=80%\n[Batch]\nZswapMaxPercent=0%\n",
+                                   err, sizeof(err)),
+                         0);
+        assert_true(c.pressure_high == 12.5 && c.pressure_low == 1 && c.pool_high == 85 && c.pool_low == 70);
+        assert_true(c.pool_watch == 50 && c.pool_release == 80 && c.batch_zswap_max == 0);
+        conf_free(&c);
+        expect_text_error("[Pool]\nHighPercent=101%\n",
+                          "t.conf:2: HighPercent=101%: expected a percentage from 1 to 100 (e.g. 50 or 50%)");
+        expect_text_error("[Pool]\nHighPercent=85 %\n",
+                          "t.conf:2: HighPercent=85 %: expected a percentage from 1 to 100 (e.g. 50 or 50%)");
+        expect_text_error("[Pool]\nReleasePercent=x\n",
+                          "t.conf:2: ReleasePercent=x: expected a percentage from 0 to 100 (e.g. 50 or 50%)");
 }
 
 static void dropins_apply_in_lexical_order(void **state) {
@@ -398,11 +568,6 @@ static char *repeat(char ch, size_t n) {
         return s;
 }
 
-/* c: from conf_defaults() or an earlier load */
-static int load_text(struct conf *c, const char *text, char *err, size_t size) {
-        err[0] = '\0';
-        return conf_load_string(c, "t.conf", text, err, size);
-}
 
 /* Text with a long line (at line): read whole where inih's buffer can grow
  * (true), else an error for that line, never a split. */
@@ -530,7 +695,7 @@ static void section_headers_are_exact(void **state) {
         expect_text_error("[Pool]\nHighPercent ;=90\n", "t.conf:2: syntax error: expected [Section], Key=value or a comment");
         /* the first error in the file wins, whoever finds it */
         expect_text_error("[Pool]\njunk\n[Nope]\n", "t.conf:2: syntax error: expected [Section], Key=value or a comment");
-        expect_text_error("[Pool]\nSampleMs=1\njunk\n", "t.conf:2: SampleMs=1: expected a whole number from 10 to 60000");
+        expect_text_error("[Pool]\nSampleMs=1\njunk\n", "t.conf:2: SampleMs=1: expected a time from 10ms to 1min (a bare number is milliseconds; e.g. 500, 500ms, 1.5s)");
         assert_int_equal(load_text(&c, "[Pool]  ; the pool\n[Pool]\t\nHighPercent=90 ;x\n", err, sizeof(err)), 0);
         assert_float_equal(c.pool_high, 90, 0);
         conf_free(&c);
@@ -580,12 +745,12 @@ static void numbers_are_plain_decimals(void **state) {
         assert_int_equal(parse_u64("18446744073709551615", &u), 0);
         assert_true(u == UINT64_MAX);
 
-        expect_text_error("[Pool]\nHighPercent=1e1\n", "t.conf:2: HighPercent=1e1: expected a percentage from 1 to 100");
-        expect_text_error("[Pool]\nHighPercent=0x10\n", "t.conf:2: HighPercent=0x10: expected a percentage from 1 to 100");
-        expect_text_error("[Pool]\nHighPercent=.5\n", "t.conf:2: HighPercent=.5: expected a percentage from 1 to 100");
-        expect_text_error("[Pool]\nHighPercent=50.\n", "t.conf:2: HighPercent=50.: expected a percentage from 1 to 100");
-        expect_text_error("[Pool]\nHighPercent=+50\n", "t.conf:2: HighPercent=+50: expected a percentage from 1 to 100");
-        expect_text_error("[Pool]\nSampleMs=+500\n", "t.conf:2: SampleMs=+500: expected a whole number from 10 to 60000");
+        expect_text_error("[Pool]\nHighPercent=1e1\n", "t.conf:2: HighPercent=1e1: expected a percentage from 1 to 100 (e.g. 50 or 50%)");
+        expect_text_error("[Pool]\nHighPercent=0x10\n", "t.conf:2: HighPercent=0x10: expected a percentage from 1 to 100 (e.g. 50 or 50%)");
+        expect_text_error("[Pool]\nHighPercent=.5\n", "t.conf:2: HighPercent=.5: expected a percentage from 1 to 100 (e.g. 50 or 50%)");
+        expect_text_error("[Pool]\nHighPercent=50.\n", "t.conf:2: HighPercent=50.: expected a percentage from 1 to 100 (e.g. 50 or 50%)");
+        expect_text_error("[Pool]\nHighPercent=+50\n", "t.conf:2: HighPercent=+50: expected a percentage from 1 to 100 (e.g. 50 or 50%)");
+        expect_text_error("[Pool]\nSampleMs=+500\n", "t.conf:2: SampleMs=+500: expected a time from 10ms to 1min (a bare number is milliseconds; e.g. 500, 500ms, 1.5s)");
 }
 
 static void admin_backoff(void **state) {
@@ -606,7 +771,7 @@ static void admin_backoff(void **state) {
         free(a);
         for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
                 snprintf(text, sizeof(text), "[Flips]\nAdminBackOffSec=%s\n", bad[i]);
-                snprintf(want, sizeof(want), "t.conf:2: AdminBackOffSec=%s: expected a whole number from 0 to 86400 or infinity", bad[i]);
+                snprintf(want, sizeof(want), "t.conf:2: AdminBackOffSec=%s: expected a time from 0 to 1d or infinity (a bare number is seconds; e.g. 30, 30s, 1min 30s)", bad[i]);
                 expect_text_error(text, want);
         }
         conf_free(&c);
@@ -743,7 +908,7 @@ static void many_dropins_are_all_read(void **state) {
         assert_int_equal(load(d, &c, err, sizeof(err)), 0);
         assert_int_equal(c.sample_ms, 1099);
         tu_write(d, "/zswap-tuned.conf.d/099.conf", "[Pool]\nSampleMs=1\n");
-        expect_file_error(d, "/zswap-tuned.conf.d/099.conf:2", "SampleMs=1: expected a whole number from 10 to 60000");
+        expect_file_error(d, "/zswap-tuned.conf.d/099.conf:2", "SampleMs=1: expected a time from 10ms to 1min (a bare number is milliseconds; e.g. 500, 500ms, 1.5s)");
         conf_free(&c);
 }
 
@@ -774,6 +939,9 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(values_are_parsed, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(every_error_names_its_line, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(first_error_wins, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test(times_take_units),
+                cmocka_unit_test(time_keys_take_units),
+                cmocka_unit_test(percents_take_a_percent_sign),
                 cmocka_unit_test_setup_teardown(dropins_apply_in_lexical_order, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(dropin_error_names_the_dropin, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(failed_load_keeps_the_old_config, tu_setup_tmpdir, tu_teardown_tmpdir),
