@@ -163,6 +163,8 @@ struct parser {
         struct conf_error e;
         unsigned seq;
         struct origin origin[N_KEYS];
+        bool refused[N_KEYS];   /* a value of the key was refused: no cross-key checks with it */
+        bool unread;            /* a file could not be read (whole): no cross-key checks */
         char **files;           /* names of the files read, for origins */
         unsigned n_files;
 };
@@ -358,25 +360,27 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
         return 0;
 }
 
+/* Every line is read: an error is reported and the next line read, so that
+ * a run shows them all. */
 static int handler(void *user, const char *section, const char *name, const char *value) {
         struct parser *p = user;
 
-        if (p->e.failed)
-                return 0;
         if (!*section) {
                 fail_here(p, "%s= outside of a section", name);
-                return 0;
+                return 1;
         }
         for (size_t i = 0; i < N_KEYS; i++) {
                 if (strcmp(keys[i].section, section) != 0 || strcmp(keys[i].name, name) != 0)
                         continue;
-                if (!set_value(p, &keys[i], value))
-                        return 0;
+                if (!set_value(p, &keys[i], value)) {
+                        p->refused[i] = true;
+                        return 1;
+                }
                 p->origin[i] = (struct origin) { ++p->seq, p->r.file, p->r.lineno };
                 return 1;
         }
         fail_here(p, "unknown key %s= in section [%s]", name, section);
-        return 0;
+        return 1;
 }
 
 /* Parse one file (text == NULL) or the text as if it were the file path. */
@@ -394,28 +398,35 @@ static int parse_one(struct parser *p, const char *path, const char *text, bool 
         p->r = (struct conf_reader) { .sections = section_names, .e = &p->e };
         if (text)
                 conf_reader_open_string(&p->r, name, text);
-        else if ((r = conf_reader_open(&p->r, name, must_exist)) <= 0)
+        else if ((r = conf_reader_open(&p->r, name, must_exist)) <= 0) {
+                p->unread |= r < 0;
                 return r;
+        }
         /* read: for "zswap-tuned status" (a name too long to show is cut there) */
         if (p->conf->n_files < CONF_MAX_FILES)
                 snprintf(p->conf->files[p->conf->n_files++], sizeof(p->conf->files[0]), "%s", name);
         conf_reader_setup_inih();
         r = ini_parse_stream(conf_reader_next, &p->r, handler, p);
+        p->unread |= p->r.stop;
         conf_reader_close(&p->r);
         /* The reader catches every syntax error inih would, in line order. */
         if (r > 0)
                 fail(p, name, (unsigned) r, "syntax error: expected [Section], Key=value or a comment");
-        if (r < 0)
+        if (r < 0) {
                 fail(p, name, 0, "out of memory");
-        return p->e.failed ? -EINVAL : 0;
+                return -ENOMEM;
+        }
+        return 0;
 }
 
+/* Every drop-in, whatever errors the others have. */
 static int parse_dropins(struct parser *p, const char *path) {
         char **files;
         int n = conf_list_dropins(path, &p->e, &files), r = 0;
 
+        p->unread |= n < 0;
         for (int i = 0; i < n; i++) {
-                if (r == 0)
+                if (r != -ENOMEM)
                         r = parse_one(p, files[i], NULL, true);
                 free(files[i]);
         }
@@ -438,7 +449,8 @@ static void check_order(struct parser *p, const char *section, const char *lo_na
         struct origin o = p->origin[il].seq >= p->origin[ih].seq ? p->origin[il] : p->origin[ih];
         char a[512], b[512];
 
-        if (strict ? lo < hi : lo <= hi)
+        /* a refused value is said already; the other key's may be fine */
+        if (p->refused[il] || p->refused[ih] || (strict ? lo < hi : lo <= hi))
                 return;
         /* Name a key the admin did not set: "HighPercent=75" alone is fine,
          * it clashes with a default they may not know about. */
@@ -449,22 +461,30 @@ static void check_order(struct parser *p, const char *section, const char *lo_na
              dflt ? " is at its built-in default; set it too)" : "");
 }
 
-/* The main file (or text in its place) and, for a file, its drop-ins. */
+/* The main file (or text in its place) and, for a file, its drop-ins: every
+ * error of them all. */
 static int load(struct conf *out, const char *path, const char *text, char *err, size_t errsize) {
         struct conf c;
-        struct parser p = { .conf = &c, .e = { err, errsize, false } };
+        struct parser p = { .conf = &c, .e = { .buf = err, .size = errsize } };
         int r;
 
+        if (errsize > 0)
+                err[0] = '\0';
         conf_defaults(&c);
         r = parse_one(&p, path, text, false);
-        if (r == 0 && !text)
-                r = parse_dropins(&p, path);
+        if (r != -ENOMEM && !text) {
+                int k = parse_dropins(&p, path);
+                r = r < 0 ? r : k; /* the first file's, if it has one */
+        }
         /* ReleasePercent follows HighPercent unless it is set: a HighPercent
          * that was valid before ReleasePercent had a default stays valid. */
-        if (r == 0 && !p.origin[key_index("Pool", "ReleasePercent")].seq)
+        if (!p.origin[key_index("Pool", "ReleasePercent")].seq)
                 c.pool_release = release_default(c.pool_high);
-        if (r == 0) {
-                check_order(&p, "Pressure", "LowPercent", "HighPercent", c.pressure_low, c.pressure_high, true, path);
+        /* Cross-key checks need every file's values: else a clash may be
+         * with a value that was never read. */
+        if (r != -ENOMEM && !p.unread) {
+                check_order(&p, "Pressure", "LowPercent", "HighPercent", c.pressure_low, c.pressure_high,
+                            true, path);
                 check_order(&p, "Pool", "LowPercent", "HighPercent", c.pool_low, c.pool_high, true, path);
                 if (c.pool_release > 0)
                         check_order(&p, "Pool", "ReleasePercent", "HighPercent", c.pool_release, c.pool_high, true,
@@ -477,6 +497,7 @@ static int load(struct conf *out, const char *path, const char *text, char *err,
                 free(p.files[i]);
         free(p.files);
         if (p.e.failed) {
+                conf_error_finish(&p.e);
                 conf_free(&c);
                 return r < 0 ? r : -EINVAL;
         }
@@ -491,6 +512,15 @@ int conf_load(struct conf *c, const char *path, char *err, size_t errsize) {
 
 int conf_load_string(struct conf *c, const char *name, const char *text, char *err, size_t errsize) {
         return load(c, name, text ? text : "", err, errsize);
+}
+
+void conf_log_errors(const char *err) {
+        for (const char *s = err; *s;) {
+                size_t n = strcspn(s, "\n");
+
+                log_error("%.*s", (int) n, s);
+                s += n + (s[n] == '\n');
+        }
 }
 
 static void dump_value(const struct conf *c, const struct key *k, FILE *f) {

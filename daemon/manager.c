@@ -204,14 +204,14 @@ int manager_start(struct manager *m, sd_event *event) {
 int manager_reload(struct manager *m) {
         bool was_dry = manager_dry_run(m);
         int old_choice = m->conf.knob, old_baseline = m->conf.baseline;
-        char err[1024];
+        char err[CONF_ERRORS_MAX];
         struct conf fresh;
         int r;
 
         conf_defaults(&fresh);
         r = conf_load(&fresh, m->config_path, err, sizeof(err));
         if (r < 0) {
-                log_error("%s", err);
+                conf_log_errors(err);
                 log_error("Reload failed; keeping the old configuration");
                 return r;
         }

@@ -50,6 +50,18 @@ check "units: 30s, 12.5%, 85%, 50ms, 1min 30s are taken (exit $rc)" test $rc -eq
 check "... each in the key's unit" bash -c "grep -qx 'HoldSec=30' <<<'$out' && grep -qx 'HighPercent=12.5' <<<'$out' &&
 	grep -qx 'HighPercent=85' <<<'$out' && grep -qx 'SampleMs=50' <<<'$out' && grep -qx 'LeadSec=90' <<<'$out'"
 
+# Every error of a run, each with FILE:LINE, then exit 78.
+printf '[Pool]\nSampleMs=fast\nHighPercent=85%%%%\n[Pressure]\nHoldSec=-30s\n' >"$W/three.conf"
+for how in --check-config daemon; do
+	args=(); [ "$how" = daemon ] || args=(--check-config)
+	err=$(timeout -k 2 10 "${RUN[@]}" -c "$W/three.conf" "${args[@]}" 2>&1 >/dev/null); rc=$?
+	check "$how: a file with 3 bad lines exits 78 (exit $rc)" test $rc -eq 78
+	check "... and says all 3, with FILE:LINE" bash -c "grep -qF '$W/three.conf:2: SampleMs=fast: expected a time' <<<\"\$1\" &&
+		grep -qF '$W/three.conf:3: HighPercent=85%%: expected a percentage' <<<\"\$1\" &&
+		grep -qF '$W/three.conf:5: HoldSec=-30s: expected a time from 0 to 1d' <<<\"\$1\" &&
+		test \$(grep -c '$W/three.conf:' <<<\"\$1\") -eq 3" _ "$err"
+done
+
 mv "$W/root/proc/pressure/memory" "$W/psi.away"
 err=$(run -c "$W/good.conf" 2>&1); rc=$?
 mv "$W/psi.away" "$W/root/proc/pressure/memory"

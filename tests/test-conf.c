@@ -241,8 +241,50 @@ static void every_error_names_its_line(void **state) {
         expect_error(d, "[Pressure]\nTriggerStallMs=3000\n", 2, "TriggerStallMs=3000 must be at most TriggerWindowMs=1000");
 }
 
-static void first_error_wins(void **state) {
-        expect_error(*state, "[Pool]\nSampleMs=1\nLeadSec=x\n", 2, "SampleMs=1");
+/* A file with three bad lines: three errors, each with its FILE:LINE, in
+ * line order; and the errors of every drop-in after them. A refused value
+ * is not checked against another key (that would be a second error for one
+ * mistake). */
+static void every_error_is_reported(void **state) {
+        const char *d = *state;
+        char err[CONF_ERRORS_MAX], want[4096];
+        struct conf c;
+
+        tu_write(d, "/zswap-tuned.conf", "[Pool]\nSampleMs=1\nLeadSec=x\nHighPercent=85\n\nHoldSec=30s\n");
+        assert_int_equal(load(d, &c, err, sizeof(err)), -EINVAL);
+        snprintf(want, sizeof(want),
+                 "%s/zswap-tuned.conf:2: SampleMs=1: expected a time from 10ms to 1min (a bare number is milliseconds; "
+                 "e.g. 500, 500ms, 1.5s)\n"
+                 "%s/zswap-tuned.conf:3: LeadSec=x: expected a time from 0 to 1h (a bare number is seconds; e.g. 30, 30s, "
+                 "1min 30s)\n"
+                 "%s/zswap-tuned.conf:6: unknown key HoldSec= in section [Pool]",
+                 d, d, d);
+        assert_string_equal(err, want);
+
+        tu_write(d, "/zswap-tuned.conf.d/10-a.conf", "[Pressure]\nHighPercent=-1\n[Nope]\nKnob=x\n[Flips]\nMaxPerMinute=3\n");
+        tu_write(d, "/zswap-tuned.conf.d/20-b.conf", "[Pool]\nLowPercent=90\njunk\n");
+        assert_int_equal(load(d, &c, err, sizeof(err)), -EINVAL);
+        snprintf(want, sizeof(want),
+                 "%s/zswap-tuned.conf:6: unknown key HoldSec= in section [Pool]\n"
+                 "%s/zswap-tuned.conf.d/10-a.conf:2: HighPercent=-1: expected a percentage from 0 to 100 (e.g. 50 or "
+                 "50%%)\n"
+                 "%s/zswap-tuned.conf.d/10-a.conf:3: unknown section [Nope] (known: Daemon, Pressure, Pool, Flips, Batch, "
+                 "Metrics); its keys are not read\n"
+                 "%s/zswap-tuned.conf.d/20-b.conf:3: syntax error: expected [Section], Key=value or a comment\n"
+                 "%s/zswap-tuned.conf.d/20-b.conf:2: [Pool] LowPercent=90 must be below HighPercent=85",
+                 d, d, d, d, d);
+        assert_non_null(strstr(err, want));
+        assert_int_equal(strncmp(err, d, strlen(d)), 0);
+
+        /* more than fit: the first ones, and how many more */
+        char text[8192] = "[Pool]\n", small[300];
+        for (int i = 0; i < 40; i++)
+                strcat(text, "Nope=1\n");
+        assert_int_equal(load_text(&c, text, small, sizeof(small)), -EINVAL);
+        assert_int_equal(strncmp(small, "t.conf:2: unknown key Nope= in section [Pool]\nt.conf:3: ", 56), 0);
+        assert_non_null(strstr(small, " more errors not shown)"));
+        assert_true(strlen(small) < sizeof(small) - 1);
+        conf_free(&c);
 }
 
 static uint64_t time_ok(const char *s, uint64_t unit) {
@@ -688,14 +730,17 @@ static void section_headers_are_exact(void **state) {
         expect_text_error("[Pool];x\n", "t.conf:1: text after the section header [Pool]");
         expect_text_error("[Pool] # x\n", "t.conf:1: text after the section header [Pool]");
         expect_text_error("[Pool]]\n", "t.conf:1: text after the section header [Pool]");
-        expect_text_error("[ Pool ]\n", "t.conf:1: unknown section [ Pool ] (known: Daemon, Pressure, Pool, Flips, Batch, Metrics)");
-        expect_text_error("[pool]\n", "t.conf:1: unknown section [pool] (known: Daemon, Pressure, Pool, Flips, Batch, Metrics)");
+        expect_text_error("[ Pool ]\n", "t.conf:1: unknown section [ Pool ] (known: Daemon, Pressure, Pool, Flips, Batch, Metrics); its keys are not read");
+        expect_text_error("[pool]\n", "t.conf:1: unknown section [pool] (known: Daemon, Pressure, Pool, Flips, Batch, Metrics); its keys are not read");
         expect_text_error("[Pressure\nHighPercent=5\n", "t.conf:1: section header without closing ']'");
         expect_text_error("[Pool]\nHighPercent:90\n", "t.conf:2: syntax error: expected [Section], Key=value or a comment (not Key:value)");
         expect_text_error("[Pool]\nHighPercent ;=90\n", "t.conf:2: syntax error: expected [Section], Key=value or a comment");
-        /* the first error in the file wins, whoever finds it */
-        expect_text_error("[Pool]\njunk\n[Nope]\n", "t.conf:2: syntax error: expected [Section], Key=value or a comment");
-        expect_text_error("[Pool]\nSampleMs=1\njunk\n", "t.conf:2: SampleMs=1: expected a time from 10ms to 1min (a bare number is milliseconds; e.g. 500, 500ms, 1.5s)");
+        /* every error in the file, in line order, whoever finds it */
+        expect_text_error("[Pool]\njunk\n[Nope]\n", "t.conf:2: syntax error: expected [Section], Key=value or a comment\n"
+                          "t.conf:3: unknown section [Nope] (known: Daemon, Pressure, Pool, Flips, Batch, Metrics); its keys are "
+                          "not read");
+        expect_text_error("[Pool]\nSampleMs=1\njunk\n", "t.conf:2: SampleMs=1: expected a time from 10ms to 1min (a bare number is milliseconds; e.g. 500, 500ms, 1.5s)\n"
+                          "t.conf:3: syntax error: expected [Section], Key=value or a comment");
         assert_int_equal(load_text(&c, "[Pool]  ; the pool\n[Pool]\t\nHighPercent=90 ;x\n", err, sizeof(err)), 0);
         assert_float_equal(c.pool_high, 90, 0);
         conf_free(&c);
@@ -938,7 +983,7 @@ int main(void) {
                 cmocka_unit_test(patterns_are_kept),
                 cmocka_unit_test_setup_teardown(values_are_parsed, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(every_error_names_its_line, tu_setup_tmpdir, tu_teardown_tmpdir),
-                cmocka_unit_test_setup_teardown(first_error_wins, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(every_error_is_reported, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test(times_take_units),
                 cmocka_unit_test(time_keys_take_units),
                 cmocka_unit_test(percents_take_a_percent_sign),
