@@ -26,7 +26,9 @@ void conf_error(struct conf_error *e, const char *file, unsigned line, const cha
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        if (line > 0)
+        if (!file)
+                snprintf(full, sizeof(full), "%s", msg);
+        else if (line > 0)
                 snprintf(full, sizeof(full), "%s:%u: %s", file, line, msg);
         else
                 snprintf(full, sizeof(full), "%s: %s", file, msg);
@@ -104,13 +106,13 @@ int conf_reader_open(struct conf_reader *r, const char *path, bool must_exist) {
                 if (errno == ENOENT && !must_exist)
                         return 0;
                 err = errno;
-                conf_error(r->e, path, 0, "cannot open: %s", strerror(err));
+                conf_error(r->e, NULL, 0, "cannot read %s: %s", path, strerror(err));
                 return -err;
         }
         if (fstat(fd, &st) < 0) {
                 err = errno;
                 close(fd);
-                conf_error(r->e, path, 0, "cannot stat: %s", strerror(err));
+                conf_error(r->e, NULL, 0, "cannot read %s: %s", path, strerror(err));
                 return -err;
         }
         if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) { /* /dev/null */
@@ -133,7 +135,7 @@ int conf_reader_open(struct conf_reader *r, const char *path, bool must_exist) {
         if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 || !(r->f = fdopen(fd, "r"))) {
                 err = errno;
                 close(fd);
-                conf_error(r->e, path, 0, "cannot read: %s", strerror(err));
+                conf_error(r->e, NULL, 0, "cannot read %s: %s", path, strerror(err));
                 return -err;
         }
         return 1;

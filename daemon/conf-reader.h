@@ -56,7 +56,7 @@ struct conf_reader {
 void conf_reader_setup_inih(void);
 
 /* Read the file at path: 1 = opened, 0 = missing and !must_exist, or a negative
- * errno-style value with the error reported. Only a regular file is read;
+ * errno-style value with the error reported ("cannot read FILE: reason"). Only a regular file is read;
  * /dev/null (a drop-in linked to it, systemd's way of masking) reads as empty. */
 int conf_reader_open(struct conf_reader *r, const char *path, bool must_exist);
 /* Read the NUL-terminated text as the file called name. */

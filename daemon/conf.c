@@ -463,7 +463,7 @@ static void check_order(struct parser *p, const char *section, const char *lo_na
 
 /* The main file (or text in its place) and, for a file, its drop-ins: every
  * error of them all. */
-static int load(struct conf *out, const char *path, const char *text, char *err, size_t errsize) {
+static int load(struct conf *out, const char *path, const char *text, bool must_exist, char *err, size_t errsize) {
         struct conf c;
         struct parser p = { .conf = &c, .e = { .buf = err, .size = errsize } };
         int r;
@@ -471,7 +471,7 @@ static int load(struct conf *out, const char *path, const char *text, char *err,
         if (errsize > 0)
                 err[0] = '\0';
         conf_defaults(&c);
-        r = parse_one(&p, path, text, false);
+        r = parse_one(&p, path, text, must_exist);
         if (r != -ENOMEM && !text) {
                 int k = parse_dropins(&p, path);
                 r = r < 0 ? r : k; /* the first file's, if it has one */
@@ -507,11 +507,15 @@ static int load(struct conf *out, const char *path, const char *text, char *err,
 }
 
 int conf_load(struct conf *c, const char *path, char *err, size_t errsize) {
-        return load(c, path, NULL, err, errsize);
+        return load(c, path, NULL, false, err, errsize);
+}
+
+int conf_load_given(struct conf *c, const char *path, char *err, size_t errsize) {
+        return load(c, path, NULL, true, err, errsize);
 }
 
 int conf_load_string(struct conf *c, const char *name, const char *text, char *err, size_t errsize) {
-        return load(c, name, text ? text : "", err, errsize);
+        return load(c, name, text ? text : "", false, err, errsize);
 }
 
 void conf_log_errors(const char *err) {

@@ -85,6 +85,9 @@ void conf_free(struct conf *c);
  * err, one "FILE:LINE: message" (or "FILE: message") a line, in the order
  * found (those that do not fit are counted on a last line). */
 int conf_load(struct conf *c, const char *path, char *err, size_t errsize);
+/* The same for a main file the user named (--config): a missing one is an
+ * error ("cannot read FILE: No such file or directory"). */
+int conf_load_given(struct conf *c, const char *path, char *err, size_t errsize);
 /* The same for text read as if it were the main file NAME (messages say NAME:LINE),
  * without drop-ins. */
 int conf_load_string(struct conf *c, const char *name, const char *text, char *err, size_t errsize);

@@ -27,7 +27,6 @@ static bool arg_json;
 static bool arg_verify;
 static bool arg_quiet;
 static bool arg_lenient;
-static bool arg_config_given;
 static const char *arg_output;
 
 static void help(void) {
@@ -94,7 +93,7 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
                 switch (c) {
                 case 'c':
                         m->config_path = optarg;
-                        arg_config_given = true;
+                        m->config_given = true;
                         break;
                 case ARG_RECORD:
                         m->record_path = optarg;
@@ -177,7 +176,7 @@ static int run_command(struct manager *m, int argc, char *argv[]) {
         if (strcmp(cmd, "replay") == 0 && argc == 2) {
                 /* the configuration to replay with: --config, or the built-in defaults */
                 conf_defaults(&c);
-                if (arg_config_given && conf_load(&c, m->config_path, err, sizeof(err)) < 0) {
+                if (m->config_given && conf_load_given(&c, m->config_path, err, sizeof(err)) < 0) {
                         conf_log_errors(err);
                         return EXIT_CONFIG;
                 }

@@ -51,7 +51,7 @@ static void apply_params(struct manager *m) {
 }
 
 int manager_load_config(struct manager *m, char *err, size_t errsize) {
-        int r = conf_load(&m->conf, m->config_path, err, errsize);
+        int r = (m->config_given ? conf_load_given : conf_load)(&m->conf, m->config_path, err, errsize);
 
         if (r == 0)
                 apply_params(m);
@@ -209,7 +209,7 @@ int manager_reload(struct manager *m) {
         int r;
 
         conf_defaults(&fresh);
-        r = conf_load(&fresh, m->config_path, err, sizeof(err));
+        r = (m->config_given ? conf_load_given : conf_load)(&fresh, m->config_path, err, sizeof(err));
         if (r < 0) {
                 conf_log_errors(err);
                 log_error("Reload failed; keeping the old configuration");

@@ -62,6 +62,18 @@ for how in --check-config daemon; do
 		test \$(grep -c '$W/three.conf:' <<<\"\$1\") -eq 3" _ "$err"
 done
 
+# A --config file that is not there is an error, not the defaults.
+for how in --check-config daemon; do
+	args=(); [ "$how" = daemon ] || args=(--check-config)
+	# (a timeout: a daemon that took the defaults instead would run on)
+	out=$(timeout -k 2 10 "${RUN[@]}" -c "$W/typo/path.conf" "${args[@]}" 2>"$W/typo.err"); rc=$?
+	check "$how -c a missing file: exit 78 (exit $rc)" test $rc -eq 78
+	check "... saying it cannot read it" grep -qF "cannot read $W/typo/path.conf: No such file or directory" "$W/typo.err"
+	check "... and printing no configuration" test -z "$out"
+done
+"$ZT" replay /dev/null -c "$W/typo/path.conf" >/dev/null 2>&1; rc=$?
+check "replay -c a missing file: exit 78 (exit $rc)" test $rc -eq 78
+
 mv "$W/root/proc/pressure/memory" "$W/psi.away"
 err=$(run -c "$W/good.conf" 2>&1); rc=$?
 mv "$W/psi.away" "$W/root/proc/pressure/memory"

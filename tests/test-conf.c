@@ -287,6 +287,39 @@ static void every_error_is_reported(void **state) {
         conf_free(&c);
 }
 
+/* --config=FILE names a file: missing, it is an error. The default path
+ * missing is the built-in defaults. */
+static void missing_given_file_is_an_error(void **state) {
+        const char *d = *state;
+        char err[2048], path[512], want[2048];
+        struct conf c, dflt;
+
+        snprintf(path, sizeof(path), "%s/typo.conf", d);
+        conf_defaults(&c);
+        assert_int_equal(conf_load_string(&c, "t.conf", "[Pool]\nSampleMs=300\n", err, sizeof(err)), 0);
+        assert_int_equal(conf_load_given(&c, path, err, sizeof(err)), -ENOENT);
+        snprintf(want, sizeof(want), "cannot read %s: No such file or directory", path);
+        assert_string_equal(err, want);
+        assert_int_equal(c.sample_ms, 300); /* untouched */
+        /* its drop-ins are still read, and their errors said too */
+        tu_write(d, "/typo.conf.d/10-a.conf", "[Pool]\nSampleMs=1s\nBogus=1\n");
+        assert_int_equal(conf_load_given(&c, path, err, sizeof(err)), -ENOENT);
+        snprintf(want, sizeof(want), "cannot read %s: No such file or directory\n%s.d/10-a.conf:3: unknown key Bogus= in "
+                 "section [Pool]", path, path);
+        assert_string_equal(err, want);
+
+        assert_int_equal(conf_load(&c, path, err, sizeof(err)), -EINVAL); /* the drop-in's error */
+        tu_write(d, "/typo.conf.d/10-a.conf", "[Pool]\nSampleMs=1s\n");
+        assert_int_equal(conf_load(&c, path, err, sizeof(err)), 0);
+        assert_int_equal(c.sample_ms, 1000);
+        tu_rm_rf(strcat(path, ".d"));
+        path[strlen(path) - 2] = '\0';
+        assert_int_equal(conf_load(&c, path, err, sizeof(err)), 0);
+        conf_defaults(&dflt);
+        assert_conf_equal(&c, &dflt);
+        conf_free(&c);
+}
+
 static uint64_t time_ok(const char *s, uint64_t unit) {
         uint64_t u = 12345;
         int r = parse_time(s, unit, &u);
@@ -882,6 +915,7 @@ static void load_string_is_the_main_file_alone(void **state) {
         conf_free(&c);
 }
 
+/* what: the message after "DFILE: "; NULL: "cannot read DFILE: ENOENT's". */
 static void expect_file_error(const char *d, const char *file, const char *what) {
         char err[1024], want[1024];
         struct conf c;
@@ -891,7 +925,10 @@ static void expect_file_error(const char *d, const char *file, const char *what)
         alarm(0);
         if (r == 0)
                 fail_msg("%s%s: loaded", d, file);
-        snprintf(want, sizeof(want), "%s%s: %s", d, file, what);
+        if (what)
+                snprintf(want, sizeof(want), "%s%s: %s", d, file, what);
+        else
+                snprintf(want, sizeof(want), "cannot read %s%s: No such file or directory", d, file);
         assert_string_equal(err, want);
         conf_free(&c);
 }
@@ -915,7 +952,7 @@ static void only_regular_files_are_read(void **state) {
         expect_file_error(d, "/zswap-tuned.conf.d/50-x.conf", "not a regular file");
         rmdir(path);
         assert_int_equal(symlink("nowhere", path), 0);
-        expect_file_error(d, "/zswap-tuned.conf.d/50-x.conf", "cannot open: No such file or directory");
+        expect_file_error(d, "/zswap-tuned.conf.d/50-x.conf", NULL);
         unlink(path);
 
         /* a drop-in linked to /dev/null is empty: it masks one of that name */
@@ -984,6 +1021,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(values_are_parsed, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(every_error_names_its_line, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(every_error_is_reported, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(missing_given_file_is_an_error, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test(times_take_units),
                 cmocka_unit_test(time_keys_take_units),
                 cmocka_unit_test(percents_take_a_percent_sign),
