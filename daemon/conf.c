@@ -15,7 +15,9 @@
 #include "util.h"
 
 /* T_MSEC, T_SEC, T_SEC_INF: a time (parse_time()), kept in milliseconds or
- * seconds, a bare number in that unit; T_PERCENT: parse_percent(). */
+ * seconds, a bare number in that unit; T_PERCENT: parse_percent();
+ * T_PERCENT_FOLLOWS: the same, or empty: unset, its default follows another
+ * key (ReleasePercent). */
 enum key_type {
         T_BOOL,
         T_UINT,
@@ -23,6 +25,7 @@ enum key_type {
         T_SEC,
         T_SEC_INF,
         T_PERCENT,
+        T_PERCENT_FOLLOWS,
         T_ENUM,
         T_LOGLEVEL,
         T_CGROUPS,
@@ -61,7 +64,7 @@ static const struct key keys[] = {
         K("Pool", "HighPercent", T_PERCENT, pool_high, 1, 100, NULL),
         K("Pool", "LowPercent", T_PERCENT, pool_low, 0, 100, NULL),
         K("Pool", "WatchPercent", T_PERCENT, pool_watch, 0, 100, NULL),
-        K("Pool", "ReleasePercent", T_PERCENT, pool_release, 0, 100, NULL),
+        K("Pool", "ReleasePercent", T_PERCENT_FOLLOWS, pool_release, 0, 100, NULL),
         K("Pool", "SampleMs", T_MSEC, sample_ms, 10, 60000, NULL),
         K("Pool", "MinSampleMs", T_MSEC, min_sample_ms, 10, 60000, NULL),
         K("Pool", "LeadSec", T_SEC, lead_sec, 0, 3600, NULL),
@@ -125,6 +128,7 @@ void conf_defaults(struct conf *c) {
                 .batch_max_cgroups = CONF_MAX_MATCHES_DEFAULT,
         };
         c->pool_release = release_default(c->pool_high);
+        c->pool_release_follows = true;
 }
 
 static void free_list(struct conf_list *l) {
@@ -310,9 +314,12 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
         case T_SEC_INF:
                 return set_time(p, k, value, USEC_PER_SEC);
         case T_PERCENT:
+        case T_PERCENT_FOLLOWS:
+                if (k->type == T_PERCENT_FOLLOWS && !*value)
+                        return 1; /* unset: the handler says what it follows */
                 if (parse_percent(value, &d) < 0 || d < k->min || d > k->max) {
-                        fail_here(p, "%s=%s: expected a percentage from %.0f to %.0f (e.g. 50 or 50%%)", k->name,
-                                  value, k->min, k->max);
+                        fail_here(p, "%s=%s: expected a percentage from %.0f to %.0f (e.g. 50 or 50%%)%s", k->name,
+                                  value, k->min, k->max, k->type == T_PERCENT_FOLLOWS ? ", or nothing" : "");
                         return 0;
                 }
                 *(double *) field = d;
@@ -377,6 +384,11 @@ static int handler(void *user, const char *section, const char *name, const char
                         return 1;
                 }
                 p->origin[i] = (struct origin) { ++p->seq, p->r.file, p->r.lineno };
+                if (keys[i].type == T_PERCENT_FOLLOWS) {
+                        p->conf->pool_release_follows = !*value;
+                        if (!*value)
+                                p->origin[i] = (struct origin) { 0 }; /* back to its default */
+                }
                 return 1;
         }
         fail_here(p, "unknown key %s= in section [%s]", name, section);
@@ -478,7 +490,7 @@ static int load(struct conf *out, const char *path, const char *text, bool must_
         }
         /* ReleasePercent follows HighPercent unless it is set: a HighPercent
          * that was valid before ReleasePercent had a default stays valid. */
-        if (!p.origin[key_index("Pool", "ReleasePercent")].seq)
+        if (c.pool_release_follows)
                 c.pool_release = release_default(c.pool_high);
         /* Cross-key checks need every file's values: else a clash may be
          * with a value that was never read. */
@@ -545,8 +557,12 @@ static void dump_value(const struct conf *c, const struct key *k, FILE *f) {
                 else
                         fprintf(f, "%u", *(const unsigned *) field);
                 break;
-        case T_PERCENT: {
+        case T_PERCENT:
+        case T_PERCENT_FOLLOWS: {
                 char buf[512];
+                /* what an empty ReleasePercent= follows, as a comment the parser skips */
+                if (k->type == T_PERCENT_FOLLOWS && c->pool_release_follows)
+                        fprintf(f, " ; %d below HighPercent: ", RELEASE_BELOW_HIGH);
                 fputs(format_number(buf, sizeof(buf), *(const double *) field), f);
                 break;
         }

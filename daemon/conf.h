@@ -51,6 +51,7 @@ struct conf {
         double pool_high, pool_low, pool_watch;
         double pool_release;     /* rule (b2): leave protection below this; 0 = off;
                                   * unset: HighPercent - RELEASE_BELOW_HIGH */
+        bool pool_release_follows; /* ReleasePercent= unset (or empty): it follows HighPercent */
         unsigned sample_ms, min_sample_ms, lead_sec, idle_check_sec;
         /* [Flips] */
         unsigned min_dwell_sec, max_per_minute;

@@ -74,6 +74,29 @@ done
 "$ZT" replay /dev/null -c "$W/typo/path.conf" >/dev/null 2>&1; rc=$?
 check "replay -c a missing file: exit 78 (exit $rc)" test $rc -eq 78
 
+# The shipped file: each commented key line uncommented alone changes nothing
+# (its commented value is the default the daemon uses), and ReleasePercent's
+# (a default that follows HighPercent) still holds with another HighPercent.
+defaults=$(run -c /dev/null --check-config)
+section=
+n=0
+while IFS= read -r line; do
+	case $line in
+	'['*) section=$line ;;
+	'#'[A-Z]*=*)
+		n=$((n + 1))
+		printf '%s\n%s\n' "$section" "${line#\#}" >"$W/one.conf"
+		out=$(run -c "$W/one.conf" --check-config 2>&1); rc=$?
+		[ $rc -eq 0 ] && [ "$out" = "$defaults" ] || not_ok "shipped '${line#\#}' alone in $section: exit $rc, $(diff <(echo "$defaults") <(echo "$out") | tr '\n' ' ')" ;;
+	esac
+done <"$abs_top_srcdir/conf/zswap-tuned.conf"
+check "every commented key of the shipped file ($n) uncommented alone is the default" test $n -ge 30
+grep -x '#ReleasePercent=.*' "$abs_top_srcdir/conf/zswap-tuned.conf" | sed 's/^#//' >"$W/release.line"
+printf '[Pool]\n%s\nHighPercent=80\n' "$(cat "$W/release.line")" >"$W/release.conf"
+out=$(run -c "$W/release.conf" --check-config 2>&1); rc=$?
+check "the shipped ReleasePercent= line with HighPercent=80: exit 0, 75 (exit $rc)" \
+	bash -c "test $rc -eq 0 && grep -qx 'ReleasePercent= ; 5 below HighPercent: 75' <<<'$out'"
+
 mv "$W/root/proc/pressure/memory" "$W/psi.away"
 err=$(run -c "$W/good.conf" 2>&1); rc=$?
 mv "$W/psi.away" "$W/root/proc/pressure/memory"

@@ -479,7 +479,38 @@ static void percents_take_a_percent_sign(void **state) {
         expect_text_error("[Pool]\nHighPercent=85 %\n",
                           "t.conf:2: HighPercent=85 %: expected a percentage from 1 to 100 (e.g. 50 or 50%)");
         expect_text_error("[Pool]\nReleasePercent=x\n",
-                          "t.conf:2: ReleasePercent=x: expected a percentage from 0 to 100 (e.g. 50 or 50%)");
+                          "t.conf:2: ReleasePercent=x: expected a percentage from 0 to 100 (e.g. 50 or 50%), or nothing");
+}
+
+/* An empty ReleasePercent= is its default: HighPercent less 5, whatever
+ * HighPercent is; so the shipped file's line uncommented changes nothing. */
+static void empty_release_follows_high(void **state) {
+        const char *d = *state;
+        char err[512];
+        struct conf c;
+
+        conf_defaults(&c);
+        assert_int_equal(load_text(&c, "[Pool]\nHighPercent=80\nReleasePercent=\n", err, sizeof(err)), 0);
+        assert_float_equal(c.pool_release, 75, 0);
+        assert_int_equal(load_text(&c, "[Pool]\nReleasePercent= ; default: 5 below HighPercent\nHighPercent=60\n"
+                                        "LowPercent=50\n",
+                                   err, sizeof(err)),
+                         0);
+        assert_float_equal(c.pool_release, 55, 0);
+        char *a = dump(&c);
+        assert_non_null(strstr(a, "\nReleasePercent= ; 5 below HighPercent: 55\n"));
+        free(a);
+        /* set in the file, emptied by a drop-in: follows again */
+        tu_write(d, "/zswap-tuned.conf", "[Pool]\nReleasePercent=60\nHighPercent=70\nLowPercent=50\n");
+        assert_int_equal(load(d, &c, err, sizeof(err)), 0);
+        assert_float_equal(c.pool_release, 60, 0);
+        a = dump(&c);
+        assert_non_null(strstr(a, "\nReleasePercent=60\n"));
+        free(a);
+        tu_write(d, "/zswap-tuned.conf.d/50-x.conf", "[Pool]\nReleasePercent=\n");
+        assert_int_equal(load(d, &c, err, sizeof(err)), 0);
+        assert_float_equal(c.pool_release, 65, 0);
+        conf_free(&c);
 }
 
 static void dropins_apply_in_lexical_order(void **state) {
@@ -888,8 +919,12 @@ static void dump_round_trips(void **state) {
                 tb = dump(&b);
                 assert_string_equal(ta, tb);
                 assert_conf_equal(&a, &b);
-                for (const char *p = ta; (p = strstr(p, "Percent=")); p += 8) /* never an exponent */
-                        assert_true(strcspn(p + 8, "eE") > strcspn(p + 8, "\n"));
+                for (const char *p = ta; (p = strstr(p, "Percent=")); p += 8) { /* never an exponent */
+                        const char *v = p + 8;
+                        if (strncmp(v, " ; ", 3) == 0) /* an empty ReleasePercent=: what it follows */
+                                v += strcspn(v, ":") + 1;
+                        assert_true(strcspn(v, "eE") > strcspn(v, "\n"));
+                }
                 free(ta);
                 free(tb);
                 conf_free(&a);
@@ -1025,6 +1060,7 @@ int main(void) {
                 cmocka_unit_test(times_take_units),
                 cmocka_unit_test(time_keys_take_units),
                 cmocka_unit_test(percents_take_a_percent_sign),
+                cmocka_unit_test_setup_teardown(empty_release_follows_high, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(dropins_apply_in_lexical_order, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(dropin_error_names_the_dropin, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(failed_load_keeps_the_old_config, tu_setup_tmpdir, tu_teardown_tmpdir),
