@@ -56,8 +56,8 @@ static const struct key keys[] = {
         K("Pressure", "Type", T_ENUM, type, 0, 0, type_names),
         K("Pressure", "TriggerStallMs", T_MSEC, trigger_stall_ms, 1, 10000, NULL),
         K("Pressure", "TriggerWindowMs", T_MSEC, trigger_window_ms, 500, 10000, NULL),
-        K("Pressure", "HighPercent", T_PERCENT, pressure_high, 0, 100, NULL),
-        K("Pressure", "LowPercent", T_PERCENT, pressure_low, 0, 100, NULL),
+        K("Pressure", "HighStallPercent", T_PERCENT, pressure_high, 0, 100, NULL),
+        K("Pressure", "LowStallPercent", T_PERCENT, pressure_low, 0, 100, NULL),
         K("Pressure", "HoldSec", T_SEC, hold_sec, 0, 86400, NULL),
         K("Pressure", "Units", T_UNITS, units, 0, 0, NULL),
         K("Pool", "ShrinkerNearLimit", T_BOOL, pool_shrinker, 0, 0, NULL),
@@ -86,6 +86,16 @@ static const struct key keys[] = {
 #undef K
 
 #define N_KEYS ELEMENTSOF(keys)
+
+/* Keys with a new name: the old one is still read, with a notice. */
+static const struct renamed_key {
+        const char *section, *old_name, *name;
+} renamed_keys[] = {
+        /* [Pool] HighPercent= and LowPercent= are pool fill, as every other
+         * ...Percent= key; these two are stall time */
+        { "Pressure", "HighPercent", "HighStallPercent" },
+        { "Pressure", "LowPercent", "LowStallPercent" },
+};
 
 static const char *const section_names[] = { "Daemon", "Pressure", "Pool", "Flips", "Batch", "Metrics", NULL };
 
@@ -169,6 +179,7 @@ struct parser {
         struct origin origin[N_KEYS];
         bool refused[N_KEYS];   /* a value of the key was refused: no cross-key checks with it */
         bool unread;            /* a file could not be read (whole): no cross-key checks */
+        bool renamed_said[ELEMENTSOF(renamed_keys)];
         char **files;           /* names of the files read, for origins */
         unsigned n_files;
 };
@@ -367,6 +378,20 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
         return 0;
 }
 
+/* An old name: the new one, said once a load. */
+static const char *renamed(struct parser *p, const char *section, const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(renamed_keys); i++) {
+                if (strcmp(renamed_keys[i].section, section) != 0 || strcmp(renamed_keys[i].old_name, name) != 0)
+                        continue;
+                if (!p->renamed_said[i])
+                        log_notice("%s:%u: [%s] %s= is renamed: use %s= (the old name is still read)", p->r.file,
+                                   p->r.lineno, section, name, renamed_keys[i].name);
+                p->renamed_said[i] = true;
+                return renamed_keys[i].name;
+        }
+        return name;
+}
+
 /* Every line is read: an error is reported and the next line read, so that
  * a run shows them all. */
 static int handler(void *user, const char *section, const char *name, const char *value) {
@@ -376,6 +401,7 @@ static int handler(void *user, const char *section, const char *name, const char
                 fail_here(p, "%s= outside of a section", name);
                 return 1;
         }
+        name = renamed(p, section, name);
         for (size_t i = 0; i < N_KEYS; i++) {
                 if (strcmp(keys[i].section, section) != 0 || strcmp(keys[i].name, name) != 0)
                         continue;
@@ -495,7 +521,7 @@ static int load(struct conf *out, const char *path, const char *text, bool must_
         /* Cross-key checks need every file's values: else a clash may be
          * with a value that was never read. */
         if (r != -ENOMEM && !p.unread) {
-                check_order(&p, "Pressure", "LowPercent", "HighPercent", c.pressure_low, c.pressure_high,
+                check_order(&p, "Pressure", "LowStallPercent", "HighStallPercent", c.pressure_low, c.pressure_high,
                             true, path);
                 check_order(&p, "Pool", "LowPercent", "HighPercent", c.pool_low, c.pool_high, true, path);
                 if (c.pool_release > 0)

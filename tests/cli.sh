@@ -43,11 +43,11 @@ check "... naming the line" grep -qF "$W/bad.conf:4:" <<<"$err"
 check "... and leaves the knob alone" test "$(knob)" = Y
 
 # Times and percentages with units, as systemd and oomd.conf take them.
-printf '[Pressure]\nHoldSec=30s\nHighPercent=12.5%%\n[Pool]\nHighPercent=85%%\nSampleMs=50ms\nMinSampleMs=10ms\nLeadSec=1min 30s\n' \
+printf '[Pressure]\nHoldSec=30s\nHighStallPercent=12.5%%\n[Pool]\nHighPercent=85%%\nSampleMs=50ms\nMinSampleMs=10ms\nLeadSec=1min 30s\n' \
 	>"$W/units.conf"
 out=$(run -c "$W/units.conf" --check-config 2>&1); rc=$?
 check "units: 30s, 12.5%, 85%, 50ms, 1min 30s are taken (exit $rc)" test $rc -eq 0
-check "... each in the key's unit" bash -c "grep -qx 'HoldSec=30' <<<'$out' && grep -qx 'HighPercent=12.5' <<<'$out' &&
+check "... each in the key's unit" bash -c "grep -qx 'HoldSec=30' <<<'$out' && grep -qx 'HighStallPercent=12.5' <<<'$out' &&
 	grep -qx 'HighPercent=85' <<<'$out' && grep -qx 'SampleMs=50' <<<'$out' && grep -qx 'LeadSec=90' <<<'$out'"
 
 # Every error of a run, each with FILE:LINE, then exit 78.
@@ -73,6 +73,15 @@ for how in --check-config daemon; do
 done
 "$ZT" replay /dev/null -c "$W/typo/path.conf" >/dev/null 2>&1; rc=$?
 check "replay -c a missing file: exit 78 (exit $rc)" test $rc -eq 78
+
+# The old names of [Pressure] HighStallPercent= and LowStallPercent= are read,
+# with a notice naming FILE:LINE and the new name.
+printf '[Pressure]\nHighPercent=20\nLowPercent=5\n' >"$W/old.conf"
+out=$(run -c "$W/old.conf" --check-config 2>"$W/old.err"); rc=$?
+check "[Pressure] HighPercent= is still read (exit $rc)" bash -c "test $rc -eq 0 && grep -qx 'HighStallPercent=20' <<<'$out' &&
+	grep -qx 'LowStallPercent=5' <<<'$out'"
+check "... with a notice: renamed, use HighStallPercent=" \
+	grep -qF "$W/old.conf:2: [Pressure] HighPercent= is renamed: use HighStallPercent=" "$W/old.err"
 
 # The shipped file: each commented key line uncommented alone changes nothing
 # (its commented value is the default the daemon uses), and ReleasePercent's
@@ -323,7 +332,7 @@ check "the recording has samples and decisions" bash -c "grep -q '^S,' '$W/rec' 
 check "replay --verify with the recording's configuration: every decision again" test $rc -eq 0
 check "... said so" grep -q "verify: 0 of the recorded decisions differ" "$W/rp1"
 check "... with the flips in the summary" grep -qE "summary: .* 2 flips, 1 pressure, 1 calm" "$W/rp1"
-printf '[Pressure]\nHighPercent=90\n' >"$W/other.conf"
+printf '[Pressure]\nHighStallPercent=90\n' >"$W/other.conf"
 "$ZT" replay "$W/rec" -c "$W/other.conf" >"$W/rp2"; rc=$?
 check "replay with another configuration shows what it would have done" bash -c \
 	"test $rc -eq 0 && grep -qE 'summary: .* 0 flips' '$W/rp2'"

@@ -107,7 +107,7 @@ static void missing_file_gives_defaults(void **state) {
         assert_int_equal(conf_load_string(&c, "x.conf",
                                           "[Daemon]\nKnob=none\nBaseline=off\nDryRun=yes\nLogLevel=debug\n"
                                           "[Pressure]\nSystem=no\nCgroups=a b\nType=full\nTriggerStallMs=200\n"
-                                          "TriggerWindowMs=2000\nHighPercent=20\nLowPercent=5\nHoldSec=1\nUnits=app.slice\n"
+                                          "TriggerWindowMs=2000\nHighStallPercent=20\nLowStallPercent=5\nHoldSec=1\nUnits=app.slice\n"
                                           "[Pool]\nShrinkerNearLimit=yes\nHighPercent=95\nLowPercent=90\nWatchPercent=1\nReleasePercent=92\nSampleMs=50\n"
                                           "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
                                           "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
@@ -170,7 +170,7 @@ static void values_are_parsed(void **state) {
         tu_write(*state, "/zswap-tuned.conf",
                  "# comment\n; comment\n\n[Daemon]\nKnob=shrink_enabled\nBaseline=On\nDryRun=yes\nLogLevel=debug\n"
                  "[Pressure]\nSystem=no\nCgroups=/sys/fs/cgroup/a.slice  b.slice ..hidden/x..y\nType=full\n"
-                 "TriggerStallMs=50\nTriggerWindowMs=2000\nHighPercent=12.5\nLowPercent=0\nHoldSec=0\n"
+                 "TriggerStallMs=50\nTriggerWindowMs=2000\nHighStallPercent=12.5\nLowStallPercent=0\nHoldSec=0\n"
                  "[Pool]\nHighPercent=90\nLowPercent=60\nWatchPercent=0\nSampleMs=500\nMinSampleMs=500\n"
                  "LeadSec=0\nIdleCheckSec=0\n[Flips]\nMinDwellSec=0\nMaxPerMinute=0\n"
                  "[Metrics]\nTextfileDirectory=/var/lib/prom..textfiles\n");
@@ -214,8 +214,8 @@ static void every_error_names_its_line(void **state) {
         expect_error(d, "[Pool]\nSampleMs=99999999999999999999999\n", 2, "SampleMs=");
         expect_error(d, "[Pool]\nHighPercent=101\n", 2, "HighPercent=101: expected a percentage from 1 to 100 (e.g. 50 or 50%)");
         expect_error(d, "[Pool]\nHighPercent=0\n", 2, "from 1 to 100");
-        expect_error(d, "[Pressure]\nHighPercent=ten\n", 2, "HighPercent=ten");
-        expect_error(d, "[Pressure]\nHighPercent=nan\n", 2, "HighPercent=nan");
+        expect_error(d, "[Pressure]\nHighStallPercent=ten\n", 2, "HighStallPercent=ten");
+        expect_error(d, "[Pressure]\nHighStallPercent=nan\n", 2, "HighStallPercent=nan");
         expect_error(d, "[Pressure]\nCgroups=../etc\n", 2, "must not contain a '..' component");
         expect_error(d, "[Batch]\nCgroups=a.slice b/../../etc\n", 2, "'b/../../etc' must not contain a '..' component");
         expect_error(d, "[Pressure]\nCgroups=/sys/fs/cgroup/..\n", 2, "'..' component");
@@ -236,7 +236,7 @@ static void every_error_names_its_line(void **state) {
         /* two keys that contradict each other: reported where the later one was set */
         expect_error(d, "[Pool]\nLowPercent=90\n\nSampleMs=100\n", 2, "LowPercent=90 must be below HighPercent=85");
         expect_error(d, "[Pool]\nLowPercent=50\nHighPercent=50\n", 3, "must be below");
-        expect_error(d, "[Pressure]\nHighPercent=1\n", 2, "LowPercent=2 must be below HighPercent=1");
+        expect_error(d, "[Pressure]\nHighStallPercent=1\n", 2, "LowStallPercent=2 must be below HighStallPercent=1");
         expect_error(d, "[Pool]\nMinSampleMs=2000\n", 2, "MinSampleMs=2000 must be at most SampleMs=1000");
         expect_error(d, "[Pressure]\nTriggerStallMs=3000\n", 2, "TriggerStallMs=3000 must be at most TriggerWindowMs=1000");
 }
@@ -261,12 +261,12 @@ static void every_error_is_reported(void **state) {
                  d, d, d);
         assert_string_equal(err, want);
 
-        tu_write(d, "/zswap-tuned.conf.d/10-a.conf", "[Pressure]\nHighPercent=-1\n[Nope]\nKnob=x\n[Flips]\nMaxPerMinute=3\n");
+        tu_write(d, "/zswap-tuned.conf.d/10-a.conf", "[Pressure]\nHighStallPercent=-1\n[Nope]\nKnob=x\n[Flips]\nMaxPerMinute=3\n");
         tu_write(d, "/zswap-tuned.conf.d/20-b.conf", "[Pool]\nLowPercent=90\njunk\n");
         assert_int_equal(load(d, &c, err, sizeof(err)), -EINVAL);
         snprintf(want, sizeof(want),
                  "%s/zswap-tuned.conf:6: unknown key HoldSec= in section [Pool]\n"
-                 "%s/zswap-tuned.conf.d/10-a.conf:2: HighPercent=-1: expected a percentage from 0 to 100 (e.g. 50 or "
+                 "%s/zswap-tuned.conf.d/10-a.conf:2: HighStallPercent=-1: expected a percentage from 0 to 100 (e.g. 50 or "
                  "50%%)\n"
                  "%s/zswap-tuned.conf.d/10-a.conf:3: unknown section [Nope] (known: Daemon, Pressure, Pool, Flips, Batch, "
                  "Metrics); its keys are not read\n"
@@ -467,7 +467,7 @@ static void percents_take_a_percent_sign(void **state) {
                         fail_msg("parse_percent(\"%s\") took it as %g", bad[i], v);
 
         conf_defaults(&c);
-        assert_int_equal(load_text(&c, "[Pressure]\nHighPercent=12.5%\nLowPercent=1%\n[Pool]\nHighPercent=85%\n"
+        assert_int_equal(load_text(&c, "[Pressure]\nHighStallPercent=12.5%\nLowStallPercent=1%\n[Pool]\nHighPercent=85%\n"
                                         "LowPercent=70\nWatchPercent=50%\nReleasePercent=80%\n[Batch]\nZswapMaxPercent=0%\n",
                                    err, sizeof(err)),
                          0);
@@ -480,6 +480,43 @@ static void percents_take_a_percent_sign(void **state) {
                           "t.conf:2: HighPercent=85 %: expected a percentage from 1 to 100 (e.g. 50 or 50%)");
         expect_text_error("[Pool]\nReleasePercent=x\n",
                           "t.conf:2: ReleasePercent=x: expected a percentage from 0 to 100 (e.g. 50 or 50%), or nothing");
+}
+
+static char notices[1024];
+static void notice_hook(int prio, const char *message, const char *const *fields, void *userdata) {
+        (void) fields;
+        (void) userdata;
+        if (prio == LOG_NOTICE)
+                snprintf(notices + strlen(notices), sizeof(notices) - strlen(notices), "%s\n", message);
+}
+
+/* [Pressure] HighPercent= and LowPercent= (stall time) are now
+ * HighStallPercent= and LowStallPercent=: the old names are still read, with
+ * a notice once a load, at the first place each is used. */
+static void renamed_keys_are_read_with_a_notice(void **state) {
+        char err[512];
+        struct conf c;
+
+        conf_defaults(&c);
+        notices[0] = '\0';
+        log_set_hook(notice_hook, NULL);
+        assert_int_equal(load_text(&c, "[Pressure]\nHighPercent=20\nLowPercent=5\nHighPercent=30\n[Pool]\nHighPercent=90\n",
+                                   err, sizeof(err)),
+                         0);
+        log_set_hook(NULL, NULL);
+        assert_string_equal(notices,
+                            "t.conf:2: [Pressure] HighPercent= is renamed: use HighStallPercent= (the old name is still read)\n"
+                            "t.conf:3: [Pressure] LowPercent= is renamed: use LowStallPercent= (the old name is still read)\n");
+        assert_true(c.pressure_high == 30 && c.pressure_low == 5 && c.pool_high == 90);
+        char *a = dump(&c);
+        assert_non_null(strstr(a, "[Pressure]\nSystem=yes\nCgroups=\nType=some\nTriggerStallMs=100\nTriggerWindowMs=1000\n"
+                                  "HighStallPercent=30\nLowStallPercent=5\n"));
+        assert_null(strstr(a, "\nLowPercent=5\n"));
+        free(a);
+        /* an error under the old name is said with the name written */
+        expect_text_error("[Pressure]\nLowPercent=x\n", "t.conf:2: LowStallPercent=x: expected a percentage from 0 to 100 "
+                                                           "(e.g. 50 or 50%)");
+        conf_free(&c);
 }
 
 /* An empty ReleasePercent= is its default: HighPercent less 5, whatever
@@ -607,13 +644,13 @@ static void dump_reads_back_the_same(void **state) {
         size_t len = 0;
         FILE *f;
 
-        tu_write(d, "/zswap-tuned.conf", "[Pressure]\nCgroups=a b\nHighPercent=12.5\n[Daemon]\nBaseline=off\n");
+        tu_write(d, "/zswap-tuned.conf", "[Pressure]\nCgroups=a b\nHighStallPercent=12.5\n[Daemon]\nBaseline=off\n");
         assert_int_equal(load(d, &c, err, sizeof(err)), 0);
         f = open_memstream(&buf, &len);
         conf_dump(&c, f);
         fclose(f);
         assert_non_null(strstr(buf, "[Pressure]\nSystem=yes\nCgroups=a b\nType=some\n"));
-        assert_non_null(strstr(buf, "HighPercent=12.5\n"));
+        assert_non_null(strstr(buf, "HighStallPercent=12.5\n"));
         tu_write(d, "/zswap-tuned.conf", "%s", buf);
         snprintf(path, sizeof(path), "%s/zswap-tuned.conf", d);
         conf_defaults(&c2);
@@ -892,13 +929,13 @@ static void dump_round_trips(void **state) {
                 "",
                 "[Pool]\nLowPercent=84.9999999\n",
                 "[Pool]\nHighPercent=99.99999999999999\nLowPercent=99.9999999999999\nWatchPercent=0.00001\n",
-                "[Pressure]\nHighPercent=33.333333333333336\nLowPercent=0.1\n[Batch]\nZswapMaxPercent=0.000000000000000000001\n",
+                "[Pressure]\nHighStallPercent=33.333333333333336\nLowStallPercent=0.1\n[Batch]\nZswapMaxPercent=0.000000000000000000001\n",
                 CONF_INIH_GROWS ? /* below the smallest double: 0 */
-                "[Pressure]\nLowPercent=0.0000000000000000000000000000000000000000000000000000000000000000000"
+                "[Pressure]\nLowStallPercent=0.0000000000000000000000000000000000000000000000000000000000000000000"
                 "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
                 "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
                 "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001\n"
-                : "[Pressure]\nLowPercent=0.000000000000000000000000000000000000000000000000000000000000000001\n",
+                : "[Pressure]\nLowStallPercent=0.000000000000000000000000000000000000000000000000000000000000000001\n",
                 "[Daemon]\nKnob=shrink_enabled\nBaseline=on\nDryRun=yes\nLogLevel=err\n[Pressure]\nSystem=no\n"
                 "Cgroups=;a b/c:d a=b\nType=full\n[Flips]\nAdminBackOffSec=0\n[Batch]\nCgroups=x y\n",
                 "[Flips]\nAdminBackOffSec=86400\nMaxPerMinute=600\n[Pool]\nSampleMs=60000\nMinSampleMs=60000\n",
@@ -1060,6 +1097,7 @@ int main(void) {
                 cmocka_unit_test(times_take_units),
                 cmocka_unit_test(time_keys_take_units),
                 cmocka_unit_test(percents_take_a_percent_sign),
+                cmocka_unit_test(renamed_keys_are_read_with_a_notice),
                 cmocka_unit_test_setup_teardown(empty_release_follows_high, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(dropins_apply_in_lexical_order, tu_setup_tmpdir, tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(dropin_error_names_the_dropin, tu_setup_tmpdir, tu_teardown_tmpdir),
