@@ -50,7 +50,7 @@ static void apply_params(struct manager *m) {
 }
 
 int manager_load_config(struct manager *m, char *err, size_t errsize) {
-        int r = conf_load(&m->conf, m->config_path, err, errsize);
+        int r = (m->config_given ? conf_load_given : conf_load)(&m->conf, m->config_path, err, errsize);
 
         if (r == 0)
                 apply_params(m);
@@ -200,14 +200,14 @@ int manager_start(struct manager *m, sd_event *event) {
 int manager_reload(struct manager *m) {
         bool was_dry = manager_dry_run(m);
         int old_choice = m->conf.knob, old_baseline = m->conf.baseline;
-        char err[1024];
+        char err[CONF_ERRORS_MAX];
         struct conf fresh;
         int r;
 
         conf_defaults(&fresh);
-        r = conf_load(&fresh, m->config_path, err, sizeof(err));
+        r = (m->config_given ? conf_load_given : conf_load)(&fresh, m->config_path, err, sizeof(err));
         if (r < 0) {
-                log_error("%s", err);
+                conf_log_errors(err);
                 log_error("Reload failed; keeping the old configuration");
                 return r;
         }

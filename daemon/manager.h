@@ -32,6 +32,7 @@ struct snapshot;
 struct manager {
         struct conf conf;
         const char *config_path;
+        bool config_given;      /* --config: a missing file is an error, not the defaults */
         char state_dir[4096];
         bool dry_run_override;  /* --dry-run */
         int log_level_override; /* --log-level, -1 = none */
