@@ -60,7 +60,7 @@ int manager_load_config(struct manager *m, char *err, size_t errsize) {
 static struct report_sample report_sample(const struct manager *m) {
         return (struct report_sample) {
                 .knob = steer_knob_name(&m->steer), .dry_run = manager_dry_run(m), .pressure = m->pressure,
-                .pool = m->pool,
+                .pressure_of = m->sources.rest_of[0] ? m->sources.rest_of : NULL, .pool = m->pool,
         };
 }
 
@@ -97,6 +97,9 @@ void manager_tick(struct manager *m, uint64_t now) {
         in.pressure = sources_sample(&m->sources, dt);
         in.pressure_valid = m->have_sample;
         in.cgroups_valid = m->have_sample && sources_cgroups_pressure(&m->sources, &in.cgroups_pressure);
+        /* with batch work known, the rules read the rest's (policy.c chooses) */
+        in.batch_known = sources_batch_known(&m->sources);
+        in.rest_valid = m->have_sample && in.batch_known && sources_rest_pressure(&m->sources, &in.rest_pressure);
         in.triggers_armed = sources_armed(&m->sources); /* a source may have gone or come back */
 
         in.pool_state = read_pool(m, &pool);
@@ -111,7 +114,7 @@ void manager_tick(struct manager *m, uint64_t now) {
         steer_outside(&m->steer, &m->params, manager_dry_run(m), now);
         knob_value before = steer_decide(&m->steer, &m->params, &in, &d);
 
-        m->pressure = d.pressure_valid ? in.pressure : m->pressure;
+        m->pressure = d.pressure_valid ? d.pressure : m->pressure;
         m->pool = in.pool;
         m->last_sample = now;
         m->have_sample = true;

@@ -427,6 +427,24 @@ check "replay with LendWhenCalm=yes keeps the cap at ZswapMaxPercent (exit $rc)"
 	grep -qF '$W/lend.conf:4: LendWhenCalm= is no longer supported (removed in 0.3.0: ' '$W/lend.err'"
 bad_line cgroups 'P,2000000,nan' 'field 3 (pressure): "nan" is not a finite decimal number'
 
+# With batch work known, the rules read the rest's pressure (A lines, issue
+# 48): the system's 40 % (the batch's own stalls) turns nothing off. A
+# recording without A lines (before 0.3.0) replays as it was made.
+{
+	echo '# zswap-tuned recording 1'
+	echo 'I,0,1,1'
+	for t in 1 2 3; do echo "A,${t}000000,1,0"; echo "S,${t}000000,1,40,1,0,12,1000000,1,5"; done
+} >"$W/rest.rec"
+"$ZT" replay "$W/rest.rec" >"$W/rest.out" 2>&1; rc=$?
+check "replay reads the rest's pressure from A lines: the batch's stalls flip nothing (exit $rc)" bash -c \
+	"test $rc -eq 0 && grep -qE '^summary: 3 samples over 2.0 s; 0 flips' '$W/rest.out'"
+grep -v '^A,' "$W/rest.rec" >"$W/norest.rec"
+"$ZT" replay "$W/norest.rec" >"$W/norest.out" 2>&1; rc=$?
+check "... without them, the S lines' figure as recorded before (exit $rc)" bash -c \
+	"test $rc -eq 0 && grep -qE '^summary: 3 samples over 2.0 s; 1 flips, 1 pressure' '$W/norest.out'"
+bad_line rest 'A,2000000,2,0' 'field 3 (rest_valid): "2" is not a decimal integer from 0 to 1'
+bad_line restcount 'A,2000000,1' 'A line: 3 fields, expected 4'
+
 # A recording that cannot be written (issue 22, finding 7): RLIMIT_FSIZE,
 # with SIGXFSZ ignored, makes write(2) fail with EFBIG (no root needed); the
 # log goes through a pipe, which the limit does not apply to.
