@@ -350,6 +350,16 @@ static void mkdir_at(struct rec *r, const char *rel) {
         assert_int_equal(mkdir(p, 0755), 0);
 }
 
+/* The directories prefix<from> .. prefix<to - 1>. */
+static void mkdir_numbered(struct rec *r, const char *prefix, int from, int to) {
+        char p[PATH_MAX];
+
+        for (int i = from; i < to; i++) {
+                snprintf(p, sizeof(p), "%s%d", prefix, i);
+                mkdir_at(r, p);
+        }
+}
+
 static void rmdir_at(struct rec *r, const char *rel) {
         char p[PATH_MAX];
 
@@ -464,20 +474,13 @@ static void test_follow_add_remove_readd(void **state) {
 static void test_follow_bound(void **state) {
         struct rec *r = *state;
         const char *pats[] = { "b.slice/*" };
-        char p[64];
 
         mkdir_at(r, "/sys/fs/cgroup/b.slice");
-        for (int i = 0; i < 3; i++) {
-                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/j%d", i);
-                mkdir_at(r, p);
-        }
+        mkdir_numbered(r, "/sys/fs/cgroup/b.slice/j", 0, 3);
         start(r, pats, 1, false, 3);
         assert_int_equal(follow_count(r->f), 3);
         assert_int_equal(r->warnings, 0);
-        for (int i = 3; i < 6; i++) {
-                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/j%d", i);
-                mkdir_at(r, p);
-        }
+        mkdir_numbered(r, "/sys/fs/cgroup/b.slice/j", 3, 6);
         while (follow_process(r->f) > 0)
                 ;
         assert_int_equal(follow_count(r->f), 3);
@@ -496,14 +499,33 @@ static void test_follow_bound(void **state) {
         assert_int_equal(r->warnings, 1);
 }
 
+/* The cgroups no match may be: the daemon's own (rec_setup's
+ * /proc/self/cgroup), the slice that holds it, and init.scope. */
+static void mkdir_never_matched(struct rec *r) {
+        mkdir_at(r, "/sys/fs/cgroup/system.slice");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/zswap-tuned.service");
+        mkdir_at(r, "/sys/fs/cgroup/init.scope");
+}
+
+/* Units (name, cgroup, ..., NULL) the match set must leave out: each one
+ * added, and the set still holds n. */
+static void units_left_out(struct rec *r, unsigned n, const char *const *units) {
+        for (; *units; units += 2)
+                follow_add_unit(r->f, units[0], units[1]);
+        assert_int_equal(follow_count(r->f), n);
+}
+
 static void test_follow_refusals(void **state) {
         struct rec *r = *state;
         const char *pats[] = { "system.slice/*", "init.scope", "a.slice//b", "system.slice/backup*" };
+        const char *units[] = { "zswap-tuned.service", "/system.slice/zswap-tuned.service",
+                                "init.scope", "/init.scope",
+                                "x.service", "/",
+                                "y.service", "/a/../init.scope",
+                                NULL };
 
-        mkdir_at(r, "/sys/fs/cgroup/system.slice");
-        mkdir_at(r, "/sys/fs/cgroup/system.slice/zswap-tuned.service");
+        mkdir_never_matched(r);
         mkdir_at(r, "/sys/fs/cgroup/system.slice/backup1");
-        mkdir_at(r, "/sys/fs/cgroup/init.scope");
         start(r, pats, 4, false, 0);
         assert_true(logged(r, "t.conf:7: Cgroups= path 'system.slice/*' takes the daemon's own cgroup; refused"));
         assert_true(logged(r, "t.conf:7: Cgroups= path 'init.scope' takes init.scope"));
@@ -511,11 +533,7 @@ static void test_follow_refusals(void **state) {
         assert_int_equal(follow_n_patterns(r->f), 1);
         assert_int_equal(follow_count(r->f), 1);
         /* a unit whose cgroup is the daemon's own or init.scope: left out */
-        follow_add_unit(r->f, "zswap-tuned.service", "/system.slice/zswap-tuned.service");
-        follow_add_unit(r->f, "init.scope", "/init.scope");
-        follow_add_unit(r->f, "x.service", "/");
-        follow_add_unit(r->f, "y.service", "/a/../init.scope");
-        assert_int_equal(follow_count(r->f), 1);
+        units_left_out(r, 1, units);
 }
 
 static void test_follow_units(void **state) {
@@ -649,26 +667,34 @@ static bool rss_meaningful(void) {
 
 #define STORM 10000
 
+/* The fake tree afresh on tmpfs, where there is one (true then): a disk's
+ * directory operations are what would take the time, not the daemon. */
+static bool root_on_tmpfs(struct rec *r) {
+        char *shm = strdup("/dev/shm/zswap-tuned-test.XXXXXX");
+
+        assert_non_null(shm);
+        if (!mkdtemp(shm)) {
+                free(shm);
+                return false;
+        }
+        tu_rm_rf(r->root);
+        free(r->root);
+        r->root = shm;
+        tu_write(r->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        return true;
+}
+
 /* 10,000 cgroups created and removed quickly under a watched parent: memory
  * and fds stay bounded, and the loop still answers within a second. */
 static void test_follow_storm(void **state) {
         struct rec *r = *state;
         const char *pats[] = { "storm.slice/*" };
-        char p[PATH_MAX], *shm = strdup("/dev/shm/zswap-tuned-test.XXXXXX");
+        char p[PATH_MAX];
         unsigned fds0;
         uint64_t t0;
         long rss0;
 
-        /* on tmpfs where there is one: a disk's directory operations are
-         * what would take the time, not the daemon */
-        assert_non_null(shm);
-        if (mkdtemp(shm)) {
-                tu_rm_rf(r->root);
-                free(r->root);
-                r->root = shm;
-                tu_write(r->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
-        } else
-                free(shm);
+        (void) root_on_tmpfs(r);
         mkdir_at(r, "/sys/fs/cgroup/storm.slice");
         start(r, pats, 1, false, 0);
         /* warm up: the structures at their bound before measuring */
@@ -811,10 +837,7 @@ static void test_follow_idle_quota(void **state) {
         start(r, pats, 1, true, 4);
         assert_int_equal(follow_count(r->f), 2);
         assert_true(logged(r, "IdleCgroups= takes at most 2 of the MaxCgroups=4 places"));
-        for (int i = 0; i < 4; i++) {
-                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/j%d", i);
-                mkdir_at(r, p);
-        }
+        mkdir_numbered(r, "/sys/fs/cgroup/b.slice/j", 0, 4);
         while (follow_process(r->f) > 0)
                 ;
         assert_int_equal(follow_count(r->f), 4);
@@ -828,20 +851,19 @@ static void test_follow_idle_quota(void **state) {
 static void test_follow_ancestors_refused(void **state) {
         struct rec *r = *state;
         const char *pats[] = { "*.slice" };
+        const char *units[] = { "system.slice", "/system.slice",
+                                "sub.scope", "/system.slice/zswap-tuned.service/sub",
+                                "x.scope", "/init.scope/x",
+                                NULL };
 
-        mkdir_at(r, "/sys/fs/cgroup/system.slice");
-        mkdir_at(r, "/sys/fs/cgroup/system.slice/zswap-tuned.service");
+        mkdir_never_matched(r);
         mkdir_at(r, "/sys/fs/cgroup/system.slice/zswap-tuned.service/sub");
         mkdir_at(r, "/sys/fs/cgroup/batch.slice");
-        mkdir_at(r, "/sys/fs/cgroup/init.scope");
         start(r, pats, 1, false, 0);
         assert_int_equal(follow_count(r->f), 1);
         assert_non_null(follow_find(r->f, "/sys/fs/cgroup/batch.slice"));
         assert_true(logged(r, "/sys/fs/cgroup/system.slice is the root cgroup, init.scope or the daemon's own"));
-        follow_add_unit(r->f, "system.slice", "/system.slice");
-        follow_add_unit(r->f, "sub.scope", "/system.slice/zswap-tuned.service/sub");
-        follow_add_unit(r->f, "x.scope", "/init.scope/x");
-        assert_int_equal(follow_count(r->f), 1);
+        units_left_out(r, 1, units);
 }
 
 /* Each turn of the loop handles a bounded number of inotify events; the
@@ -849,15 +871,11 @@ static void test_follow_ancestors_refused(void **state) {
 static void test_follow_bounded_pass(void **state) {
         struct rec *r = *state;
         const char *pats[] = { "b.slice/*" };
-        char p[64];
         int n, total = 0, passes = 0;
 
         mkdir_at(r, "/sys/fs/cgroup/b.slice");
         start(r, pats, 1, false, 0);
-        for (int i = 0; i < 3000; i++) {
-                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/x%d", i);
-                mkdir_at(r, p);
-        }
+        mkdir_numbered(r, "/sys/fs/cgroup/b.slice/x", 0, 3000);
         while ((n = follow_process(r->f)) > 0) {
                 assert_true(n < FOLLOW_EVENTS_PER_PASS + 1024); /* one read of 16 KiB past the bound at most */
                 total += n;
@@ -880,10 +898,7 @@ static void test_follow_overflow_rescan(void **state) {
         mkdir_at(r, "/sys/fs/cgroup/o.slice");
         start(r, pats, 1, false, 0);
         /* more than max_queued_events (16384 by default) unread */
-        for (int i = 0; i < 9000; i++) {
-                snprintf(p, sizeof(p), "/sys/fs/cgroup/o.slice/x%d", i);
-                mkdir_at(r, p);
-        }
+        mkdir_numbered(r, "/sys/fs/cgroup/o.slice/x", 0, 9000);
         for (int i = 1; i < 9000; i++) {
                 snprintf(p, sizeof(p), "/sys/fs/cgroup/o.slice/x%d", i);
                 rmdir_at(r, p);
@@ -1029,7 +1044,7 @@ static void test_follow_delegated_storm(void **state) {
         struct rec *r = *state;
         const char *pats[] = { "batch.slic[e]" };
         const char *user = "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice";
-        char *shm = strdup("/dev/shm/zswap-tuned-test.XXXXXX"), err[256];
+        char err[256];
         struct storm_watch w = { .r = r };
         struct kernel k;
         struct sources src;
@@ -1037,15 +1052,8 @@ static void test_follow_delegated_storm(void **state) {
 
         if (geteuid() != 0)
                 skip(); /* a second user needs root */
-        assert_non_null(shm);
-        if (mkdtemp(shm)) {
-                tu_rm_rf(r->root);
-                free(r->root);
-                r->root = shm;
-                tu_write(r->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        if (root_on_tmpfs(r))
                 tu_write(r->root, "/proc/self/cgroup", "0::/system.slice/zswap-tuned.service\n");
-        } else
-                free(shm);
         tu_write(r->root, "/sys/fs/cgroup/batch.slice/cpu.idle", "0\n");
         tu_write(r->root, "/sys/fs/cgroup/batch.slice/memory.pressure", "some total=0\nfull total=0\n");
         tu_write(r->root, "/sys/fs/cgroup/system.slice/db.service/memory.pressure", "some total=0\nfull total=0\n");
