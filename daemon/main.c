@@ -21,6 +21,7 @@
 #include "snapshot.h"
 #include "status.h"
 #include "util.h"
+#include "version-git.h"
 
 static bool arg_check_config;
 static bool arg_restore;
@@ -148,7 +149,8 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
                         help();
                         return EXIT_SUCCESS;
                 case 'V':
-                        printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+                        /* ZT_GIT_COMMIT: "" from a tarball, " (git abc1234)" from a checkout */
+                        printf("%s %s%s\n", PACKAGE_NAME, PACKAGE_VERSION, ZT_GIT_COMMIT);
                         return EXIT_SUCCESS;
                 default:
                         return EXIT_USAGE;

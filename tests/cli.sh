@@ -22,6 +22,12 @@ json() { local name=$1; shift; "$@" >"$W/json/$name.json"; }
 
 check "--help exits 0 and names the options" bash -c "'$ZT' --help | grep -q -- --check-config"
 check "--version prints the version" bash -c "'$ZT' --version | grep -qE '^zswap-tuned [0-9]'"
+# configure's version, and the commit when built from a git checkout only
+ver=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$abs_top_builddir/config.h")
+commit=
+[ -e "$abs_top_srcdir/.git" ] && commit=$(git -C "$abs_top_srcdir" rev-parse --short=7 HEAD 2>/dev/null)
+check "--version says \"zswap-tuned $ver${commit:+ (git $commit)}\"" \
+	test "$("$ZT" --version)" = "zswap-tuned $ver${commit:+ (git $commit)}"
 "$ZT" --bogus 2>/dev/null; check "an unknown option exits 2" test $? -eq 2
 "$ZT" extra 2>/dev/null; check "a stray argument exits 2" test $? -eq 2
 "$ZT" --log-level=loud 2>/dev/null; check "a bad --log-level exits 2" test $? -eq 2
