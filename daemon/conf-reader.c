@@ -15,20 +15,39 @@
 
 #include "conf-reader.h"
 
+/* Room kept at the end of the buffer for conf_error_finish()'s line. */
+#define CONF_ERROR_RESERVE 48
+
 void conf_error(struct conf_error *e, const char *file, unsigned line, const char *fmt, ...) {
-        char msg[512];
+        char msg[512], full[PATH_MAX + 600];
+        size_t used = e->failed ? strlen(e->buf) : 0;
         va_list ap;
 
-        if (e->failed) /* the first error is the one to fix first */
-                return;
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        if (line > 0)
-                snprintf(e->buf, e->size, "%s:%u: %s", file, line, msg);
+        if (!file)
+                snprintf(full, sizeof(full), "%s", msg);
+        else if (line > 0)
+                snprintf(full, sizeof(full), "%s:%u: %s", file, line, msg);
         else
-                snprintf(e->buf, e->size, "%s: %s", file, msg);
+                snprintf(full, sizeof(full), "%s: %s", file, msg);
+        e->n++;
+        if (!e->failed)
+                snprintf(e->buf, e->size, "%s", full);
+        else if (used + 1 + strlen(full) + CONF_ERROR_RESERVE < e->size)
+                snprintf(e->buf + used, e->size - used, "\n%s", full);
+        else
+                e->hidden++;
         e->failed = true;
+}
+
+void conf_error_finish(struct conf_error *e) {
+        size_t used = strlen(e->buf);
+
+        if (e->hidden > 0 && used < e->size)
+                snprintf(e->buf + used, e->size - used, "\n(%u more error%s not shown)", e->hidden,
+                         e->hidden == 1 ? "" : "s");
 }
 
 void conf_reader_setup_inih(void) {
@@ -50,7 +69,7 @@ void conf_reader_setup_inih(void) {
         ini_start_comment_prefixes = (char *) ";#";
 #endif
 #if HAVE_DECL_INI_STOP_ON_FIRST_ERROR
-        ini_stop_on_first_error = true;
+        ini_stop_on_first_error = false; /* the handler reports every error, and goes on */
 #endif
 #if HAVE_DECL_INI_ALLOW_NO_VALUE
         ini_allow_no_value = false;
@@ -66,6 +85,8 @@ static void reset(struct conf_reader *r, const char *name) {
         r->text = NULL;
         r->len = r->pos = r->total = 0;
         r->pending = false;
+        r->bad_section = false;
+        r->stop = false;
         r->lineno = 0;
 }
 
@@ -85,13 +106,13 @@ int conf_reader_open(struct conf_reader *r, const char *path, bool must_exist) {
                 if (errno == ENOENT && !must_exist)
                         return 0;
                 err = errno;
-                conf_error(r->e, path, 0, "cannot open: %s", strerror(err));
+                conf_error(r->e, NULL, 0, "cannot read %s: %s", path, strerror(err));
                 return -err;
         }
         if (fstat(fd, &st) < 0) {
                 err = errno;
                 close(fd);
-                conf_error(r->e, path, 0, "cannot stat: %s", strerror(err));
+                conf_error(r->e, NULL, 0, "cannot read %s: %s", path, strerror(err));
                 return -err;
         }
         if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) { /* /dev/null */
@@ -114,7 +135,7 @@ int conf_reader_open(struct conf_reader *r, const char *path, bool must_exist) {
         if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 || !(r->f = fdopen(fd, "r"))) {
                 err = errno;
                 close(fd);
-                conf_error(r->e, path, 0, "cannot read: %s", strerror(err));
+                conf_error(r->e, NULL, 0, "cannot read %s: %s", path, strerror(err));
                 return -err;
         }
         return 1;
@@ -149,15 +170,18 @@ static bool store(struct conf_reader *r, size_t n, int ch) {
         return true;
 }
 
-static bool check_header(struct conf_reader *r, const char *s) {
+/* A header: the section's keys are read only if it is right; text after
+ * a known one's "]" is an error, but the section is still that one. */
+static void check_header(struct conf_reader *r, char *s) {
         const char *name = s + 1, *end = strchr(name, ']'), *t;
         char known[128] = "";
         bool space = false;
         size_t n;
 
+        r->bad_section = true;
         if (!end) {
                 conf_error(r->e, r->file, r->lineno, "section header without closing ']'");
-                return false;
+                return;
         }
         n = (size_t) (end - name);
         for (unsigned i = 0; r->sections[i]; i++)
@@ -167,38 +191,45 @@ static bool check_header(struct conf_reader *r, const char *s) {
                 strncat(known, i ? ", " : "", sizeof(known) - strlen(known) - 1);
                 strncat(known, r->sections[i], sizeof(known) - strlen(known) - 1);
         }
-        conf_error(r->e, r->file, r->lineno, "unknown section [%.*s] (known: %s)", (int) (n > 64 ? 64 : n), name,
-                   known);
-        return false;
+        conf_error(r->e, r->file, r->lineno, "unknown section [%.*s] (known: %s); its keys are not read",
+                   (int) (n > 64 ? 64 : n), name, known);
+        return;
 known:
+        r->bad_section = false;
         for (t = end + 1; isspace((unsigned char) *t); t++)
                 space = true;
         if (*t == '\0' || (space && *t == ';'))
-                return true;
+                return;
         conf_error(r->e, r->file, r->lineno, "text after the section header [%.*s]", (int) n, name);
-        return false;
+        strcpy(s + n + 2, "\n"); /* "[Name]\n": fits, it was longer */
 }
 
-/* Whatever inih would take differently from how it reads is an error here. */
+/* Whatever inih would take differently from how it reads is an error here.
+ * False: hand inih a blank line instead (an error, or a key of a section in
+ * error). */
 static bool check_line(struct conf_reader *r) {
-        const char *s = r->line + r->pos;
+        char *s = r->line + r->pos;
         bool space = false;
 
         if (*s == '\0' || *s == '\n' || *s == '#' || *s == ';')
                 return true;
-        if (*s == '[')
-                return check_header(r, s);
+        if (*s == '[') {
+                check_header(r, s);
+                r->len = r->pos + strlen(s);
+                return !r->bad_section; /* its keys are skipped here */
+        }
         /* inih ends the key at '=', ':' or an inline comment (" ;"). */
         for (; *s && *s != '=' && *s != ':' && !(space && *s == ';'); s++)
                 space = isspace((unsigned char) *s);
         if (*s == '=')
-                return true;
+                return !r->bad_section;
         conf_error(r->e, r->file, r->lineno, "syntax error: expected [Section], Key=value or a comment%s",
                    *s == ':' ? " (not Key:value)" : "");
         return false;
 }
 
-/* Read the next line whole, and check it. False at the end or on an error. */
+/* Read the next line whole, and check it. False at the end or on an error
+ * that ends the file. */
 static bool read_line(struct conf_reader *r, int num) {
         size_t max = CONF_LINE_MAX, n = 0;
         bool nul = false, newline = false;
@@ -209,11 +240,13 @@ static bool read_line(struct conf_reader *r, int num) {
         while ((ch = next_char(r)) != EOF) {
                 if (++r->total > CONF_FILE_MAX) {
                         conf_error(r->e, r->file, 0, "too large (more than %d bytes)", CONF_FILE_MAX);
+                        r->stop = true;
                         return false;
                 }
                 /* keep up to max bytes and the newline; longer is an error anyway */
                 if (n <= max && !store(r, n, ch)) {
                         conf_error(r->e, r->file, r->lineno + 1, "out of memory");
+                        r->stop = true;
                         return false;
                 }
                 n++;
@@ -225,34 +258,40 @@ static bool read_line(struct conf_reader *r, int num) {
         }
         if (r->f && ferror(r->f)) {
                 conf_error(r->e, r->file, 0, "cannot read: %s", strerror(errno));
+                r->stop = true;
                 return false;
         }
         if (n == 0)
                 return false;
         r->lineno++;
-        if (n - newline > max) {
-                conf_error(r->e, r->file, r->lineno, "line too long (%zu bytes, at most %zu)", n - newline, max);
-                return false;
-        }
-        if (nul) {
-                conf_error(r->e, r->file, r->lineno, "NUL byte in the line");
-                return false;
-        }
-        r->line[n] = '\0';
-        r->len = n;
         r->pos = 0;
-        if (r->lineno == 1 && strncmp(r->line, "\xef\xbb\xbf", 3) == 0) /* a UTF-8 BOM */
-                r->pos = 3;
-        while (r->line[r->pos] != '\n' && isspace((unsigned char) r->line[r->pos]))
-                r->pos++;
-        return check_line(r);
+        if (n - newline > max)
+                conf_error(r->e, r->file, r->lineno, "line too long (%zu bytes, at most %zu)", n - newline, max);
+        else if (nul)
+                conf_error(r->e, r->file, r->lineno, "NUL byte in the line");
+        else {
+                r->line[n] = '\0';
+                r->len = n;
+                if (r->lineno == 1 && strncmp(r->line, "\xef\xbb\xbf", 3) == 0) /* a UTF-8 BOM */
+                        r->pos = 3;
+                while (r->line[r->pos] != '\n' && isspace((unsigned char) r->line[r->pos]))
+                        r->pos++;
+                if (check_line(r))
+                        return true;
+        }
+        /* a blank line in its place: inih counts it, and reads on */
+        r->line[0] = '\n';
+        r->line[1] = '\0';
+        r->len = 1;
+        r->pos = 0;
+        return true;
 }
 
 char *conf_reader_next(char *str, int num, void *reader) {
         struct conf_reader *r = reader;
         size_t n;
 
-        if (r->e->failed || num < 2)
+        if (r->stop || num < 2)
                 return NULL;
         if (!r->pending) {
                 if (!read_line(r, num))

@@ -22,15 +22,20 @@
 #define CONF_LINE_MAX 65536        /* bytes in a line, without its newline */
 #define CONF_FILE_MAX (1024 * 1024) /* bytes in a file */
 
-/* The first error of a load, "FILE:LINE: message" (or "FILE: message"). */
+/* Every error of a load, in the order found, one a line: "FILE:LINE: message"
+ * (or "FILE: message"). The first always fits (cut if it must); a later one
+ * that does not is counted, and conf_error_finish() says how many. */
 struct conf_error {
         char *buf;
         size_t size;
         bool failed;
+        unsigned n, hidden; /* errors reported; of those, not in buf */
 };
 
 void conf_error(struct conf_error *e, const char *file, unsigned line, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
+/* Add "(N more errors not shown)" for those that did not fit. */
+void conf_error_finish(struct conf_error *e);
 
 struct conf_reader {
         const char *file;                /* the name in messages */
@@ -41,6 +46,8 @@ struct conf_reader {
         char *line;                      /* the current line */
         size_t size, len, pos;           /* allocated, length, how much inih has */
         bool pending;                    /* inih has not had all of the line yet */
+        bool bad_section;                /* after a header in error: its keys are not read */
+        bool stop;                       /* an error that ends the file (it cannot be read on) */
         unsigned lineno;
         size_t total;                    /* bytes read so far */
 };
@@ -49,7 +56,7 @@ struct conf_reader {
 void conf_reader_setup_inih(void);
 
 /* Read the file at path: 1 = opened, 0 = missing and !must_exist, or a negative
- * errno-style value with the error reported. Only a regular file is read;
+ * errno-style value with the error reported ("cannot read FILE: reason"). Only a regular file is read;
  * /dev/null (a drop-in linked to it, systemd's way of masking) reads as empty. */
 int conf_reader_open(struct conf_reader *r, const char *path, bool must_exist);
 /* Read the NUL-terminated text as the file called name. */
@@ -57,7 +64,10 @@ void conf_reader_open_string(struct conf_reader *r, const char *name, const char
 void conf_reader_close(struct conf_reader *r);
 
 /* An ini_reader: hands inih the next line, or the rest of a line that did not
- * fit its buffer. NULL at the end or after the first error. */
+ * fit its buffer. A line in error is reported and handed on as a blank line
+ * (so that inih counts lines as we do), as is every line of a section whose
+ * header is in error; the reading goes on. NULL at the end, or after an error
+ * that leaves the rest unreadable (a read error, a file too large). */
 char *conf_reader_next(char *str, int num, void *reader);
 
 /* The *.conf files in path.d (not hidden ones), as paths in lexical order:

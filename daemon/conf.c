@@ -14,7 +14,24 @@
 #include "units.h"
 #include "util.h"
 
-enum key_type { T_BOOL, T_UINT, T_SEC_INF, T_PERCENT, T_ENUM, T_LOGLEVEL, T_CGROUPS, T_UNITS, T_DIR };
+/* T_MSEC, T_SEC, T_SEC_INF: a time (parse_time()), kept in milliseconds or
+ * seconds, a bare number in that unit; T_PERCENT: parse_percent();
+ * T_PERCENT_FOLLOWS: the same, or empty: unset, its default follows another
+ * key (ReleasePercent). */
+enum key_type {
+        T_BOOL,
+        T_UINT,
+        T_MSEC,
+        T_SEC,
+        T_SEC_INF,
+        T_PERCENT,
+        T_PERCENT_FOLLOWS,
+        T_ENUM,
+        T_LOGLEVEL,
+        T_CGROUPS,
+        T_UNITS,
+        T_DIR
+};
 
 struct key {
         const char *section, *name;
@@ -37,23 +54,23 @@ static const struct key keys[] = {
         K("Pressure", "System", T_BOOL, system, 0, 0, NULL),
         K("Pressure", "Cgroups", T_CGROUPS, cgroups, 0, 0, NULL),
         K("Pressure", "Type", T_ENUM, type, 0, 0, type_names),
-        K("Pressure", "TriggerStallMs", T_UINT, trigger_stall_ms, 1, 10000, NULL),
-        K("Pressure", "TriggerWindowMs", T_UINT, trigger_window_ms, 500, 10000, NULL),
-        K("Pressure", "HighPercent", T_PERCENT, pressure_high, 0, 100, NULL),
-        K("Pressure", "LowPercent", T_PERCENT, pressure_low, 0, 100, NULL),
-        K("Pressure", "HoldSec", T_UINT, hold_sec, 0, 86400, NULL),
+        K("Pressure", "TriggerStallMs", T_MSEC, trigger_stall_ms, 1, 10000, NULL),
+        K("Pressure", "TriggerWindowMs", T_MSEC, trigger_window_ms, 500, 10000, NULL),
+        K("Pressure", "HighStallPercent", T_PERCENT, pressure_high, 0, 100, NULL),
+        K("Pressure", "LowStallPercent", T_PERCENT, pressure_low, 0, 100, NULL),
+        K("Pressure", "HoldSec", T_SEC, hold_sec, 0, 86400, NULL),
         K("Pressure", "Units", T_UNITS, units, 0, 0, NULL),
         K("Pressure", "ProtectWriteback", T_BOOL, protect_writeback, 0, 0, NULL),
         K("Pool", "ShrinkerNearLimit", T_BOOL, pool_shrinker, 0, 0, NULL),
         K("Pool", "HighPercent", T_PERCENT, pool_high, 1, 100, NULL),
         K("Pool", "LowPercent", T_PERCENT, pool_low, 0, 100, NULL),
         K("Pool", "WatchPercent", T_PERCENT, pool_watch, 0, 100, NULL),
-        K("Pool", "ReleasePercent", T_PERCENT, pool_release, 0, 100, NULL),
-        K("Pool", "SampleMs", T_UINT, sample_ms, 10, 60000, NULL),
-        K("Pool", "MinSampleMs", T_UINT, min_sample_ms, 10, 60000, NULL),
-        K("Pool", "LeadSec", T_UINT, lead_sec, 0, 3600, NULL),
-        K("Pool", "IdleCheckSec", T_UINT, idle_check_sec, 0, 86400, NULL),
-        K("Flips", "MinDwellSec", T_UINT, min_dwell_sec, 0, 3600, NULL),
+        K("Pool", "ReleasePercent", T_PERCENT_FOLLOWS, pool_release, 0, 100, NULL),
+        K("Pool", "SampleMs", T_MSEC, sample_ms, 10, 60000, NULL),
+        K("Pool", "MinSampleMs", T_MSEC, min_sample_ms, 10, 60000, NULL),
+        K("Pool", "LeadSec", T_SEC, lead_sec, 0, 3600, NULL),
+        K("Pool", "IdleCheckSec", T_SEC, idle_check_sec, 0, 86400, NULL),
+        K("Flips", "MinDwellSec", T_SEC, min_dwell_sec, 0, 3600, NULL),
         K("Flips", "MaxPerMinute", T_UINT, max_per_minute, 0, 600, NULL),
         K("Flips", "AdminBackOffSec", T_SEC_INF, admin_backoff_sec, 0, 86400, NULL),
         K("Batch", "Cgroups", T_CGROUPS, batch_cgroups, 0, 0, NULL),
@@ -63,7 +80,7 @@ static const struct key keys[] = {
         K("Batch", "IdleCgroups", T_BOOL, batch_idle, 0, 0, NULL),
         K("Batch", "MaxCgroups", T_UINT, batch_max_cgroups, 1, BATCH_MAX_CGROUPS, NULL),
         K("Metrics", "TextfileDirectory", T_DIR, metrics_dir, 0, 0, NULL),
-        K("Metrics", "IntervalSec", T_UINT, metrics_interval_sec, 1, 3600, NULL),
+        K("Metrics", "IntervalSec", T_SEC, metrics_interval_sec, 1, 3600, NULL),
 };
 #undef K
 
@@ -80,6 +97,16 @@ static const struct retired_key {
         { "Batch", "LendWhenCalm",
           "removed in 0.3.0: lending the batch cgroups the pool above ZswapMaxPercent won nothing measured, and "
           "the pool stayed at the loan's size after it" },
+};
+
+/* Keys with a new name: the old one is still read, with a notice. */
+static const struct renamed_key {
+        const char *section, *old_name, *name;
+} renamed_keys[] = {
+        /* [Pool] HighPercent= and LowPercent= are pool fill, as every other
+         * ...Percent= key; these two are stall time */
+        { "Pressure", "HighPercent", "HighStallPercent" },
+        { "Pressure", "LowPercent", "LowStallPercent" },
 };
 
 static const char *const section_names[] = { "Daemon", "Pressure", "Pool", "Flips", "Batch", "Metrics", NULL };
@@ -121,6 +148,7 @@ void conf_defaults(struct conf *c) {
                 .batch_max_cgroups = CONF_MAX_MATCHES_DEFAULT,
         };
         c->pool_release = release_default(c->pool_high);
+        c->pool_release_follows = true;
 }
 
 static void free_list(struct conf_list *l) {
@@ -159,6 +187,9 @@ struct parser {
         struct conf_error e;
         unsigned seq;
         struct origin origin[N_KEYS];
+        bool refused[N_KEYS];   /* a value of the key was refused: no cross-key checks with it */
+        bool unread;            /* a file could not be read (whole): no cross-key checks */
+        bool renamed_said[ELEMENTSOF(renamed_keys)];
         char **files;           /* names of the files read, for origins */
         unsigned n_files;
 };
@@ -248,6 +279,33 @@ static int set_cgroups(struct parser *p, const char *key, struct conf_list *l, c
         return ok;
 }
 
+/* A time for a key kept in unit (USEC_PER_SEC or USEC_PER_MSEC). */
+static int set_time(struct parser *p, const struct key *k, const char *value, uint64_t unit) {
+        bool sec = unit == USEC_PER_SEC, inf = k->type == T_SEC_INF;
+        char lo[32], hi[32];
+        uint64_t usec;
+        int r;
+
+        if (inf && strcasecmp(value, "infinity") == 0) {
+                *(unsigned *) ((char *) p->conf + k->offset) = CONF_INFINITY;
+                return 1;
+        }
+        r = parse_time(value, unit, &usec);
+        if (r == 0 && usec % unit != 0) {
+                fail_here(p, "%s=%s: not a whole number of %s", k->name, value, sec ? "seconds" : "milliseconds");
+                return 0;
+        }
+        if (r < 0 || usec / unit < k->min || usec / unit > k->max) {
+                fail_here(p, "%s=%s: expected a time from %s to %s%s (a bare number is %s; e.g. %s)", k->name, value,
+                          format_time(lo, sizeof(lo), (uint64_t) k->min * unit),
+                          format_time(hi, sizeof(hi), (uint64_t) k->max * unit), inf ? " or infinity" : "",
+                          sec ? "seconds" : "milliseconds", sec ? "30, 30s, 1min 30s" : "500, 500ms, 1.5s");
+                return 0;
+        }
+        *(unsigned *) ((char *) p->conf + k->offset) = (unsigned) (usec / unit);
+        return 1;
+}
+
 static int set_value(struct parser *p, const struct key *k, const char *value) {
         char *field = (char *) p->conf + k->offset;
         uint64_t u;
@@ -271,20 +329,18 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
                 }
                 *(unsigned *) field = (unsigned) u;
                 return 1;
+        case T_MSEC:
+                return set_time(p, k, value, USEC_PER_MSEC);
+        case T_SEC:
         case T_SEC_INF:
-                if (strcasecmp(value, "infinity") == 0)
-                        u = CONF_INFINITY;
-                else if (parse_u64(value, &u) < 0 || u < k->min || u > k->max) {
-                        fail_here(p, "%s=%s: expected a whole number from %.0f to %.0f or infinity",
-                                  k->name, value, k->min, k->max);
-                        return 0;
-                }
-                *(unsigned *) field = (unsigned) u;
-                return 1;
+                return set_time(p, k, value, USEC_PER_SEC);
         case T_PERCENT:
-                if (parse_double(value, &d) < 0 || d < k->min || d > k->max) {
-                        fail_here(p, "%s=%s: expected a percentage from %.0f to %.0f",
-                             k->name, value, k->min, k->max);
+        case T_PERCENT_FOLLOWS:
+                if (k->type == T_PERCENT_FOLLOWS && !*value)
+                        return 1; /* unset: the handler says what it follows */
+                if (parse_percent(value, &d) < 0 || d < k->min || d > k->max) {
+                        fail_here(p, "%s=%s: expected a percentage from %.0f to %.0f (e.g. 50 or 50%%)%s", k->name,
+                                  value, k->min, k->max, k->type == T_PERCENT_FOLLOWS ? ", or nothing" : "");
                         return 0;
                 }
                 *(double *) field = d;
@@ -332,21 +388,43 @@ static int set_value(struct parser *p, const struct key *k, const char *value) {
         return 0;
 }
 
+/* An old name: the new one, said once a load. */
+static const char *renamed(struct parser *p, const char *section, const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(renamed_keys); i++) {
+                if (strcmp(renamed_keys[i].section, section) != 0 || strcmp(renamed_keys[i].old_name, name) != 0)
+                        continue;
+                if (!p->renamed_said[i])
+                        log_notice("%s:%u: [%s] %s= is renamed: use %s= (the old name is still read)", p->r.file,
+                                   p->r.lineno, section, name, renamed_keys[i].name);
+                p->renamed_said[i] = true;
+                return renamed_keys[i].name;
+        }
+        return name;
+}
+
+/* Every line is read: an error is reported and the next line read, so that
+ * a run shows them all. */
 static int handler(void *user, const char *section, const char *name, const char *value) {
         struct parser *p = user;
 
-        if (p->e.failed)
-                return 0;
         if (!*section) {
                 fail_here(p, "%s= outside of a section", name);
-                return 0;
+                return 1;
         }
+        name = renamed(p, section, name);
         for (size_t i = 0; i < N_KEYS; i++) {
                 if (strcmp(keys[i].section, section) != 0 || strcmp(keys[i].name, name) != 0)
                         continue;
-                if (!set_value(p, &keys[i], value))
-                        return 0;
+                if (!set_value(p, &keys[i], value)) {
+                        p->refused[i] = true;
+                        return 1;
+                }
                 p->origin[i] = (struct origin) { ++p->seq, p->r.file, p->r.lineno };
+                if (keys[i].type == T_PERCENT_FOLLOWS) {
+                        p->conf->pool_release_follows = !*value;
+                        if (!*value)
+                                p->origin[i] = (struct origin) { 0 }; /* back to its default */
+                }
                 return 1;
         }
         for (size_t i = 0; i < ELEMENTSOF(retired_keys); i++) {
@@ -363,7 +441,7 @@ static int handler(void *user, const char *section, const char *name, const char
                 return 1;
         }
         fail_here(p, "unknown key %s= in section [%s]", name, section);
-        return 0;
+        return 1;
 }
 
 /* Parse one file (text == NULL) or the text as if it were the file path. */
@@ -381,28 +459,35 @@ static int parse_one(struct parser *p, const char *path, const char *text, bool 
         p->r = (struct conf_reader) { .sections = section_names, .e = &p->e };
         if (text)
                 conf_reader_open_string(&p->r, name, text);
-        else if ((r = conf_reader_open(&p->r, name, must_exist)) <= 0)
+        else if ((r = conf_reader_open(&p->r, name, must_exist)) <= 0) {
+                p->unread |= r < 0;
                 return r;
+        }
         /* read: for "zswap-tuned status" (a name too long to show is cut there) */
         if (p->conf->n_files < CONF_MAX_FILES)
                 snprintf(p->conf->files[p->conf->n_files++], sizeof(p->conf->files[0]), "%s", name);
         conf_reader_setup_inih();
         r = ini_parse_stream(conf_reader_next, &p->r, handler, p);
+        p->unread |= p->r.stop;
         conf_reader_close(&p->r);
         /* The reader catches every syntax error inih would, in line order. */
         if (r > 0)
                 fail(p, name, (unsigned) r, "syntax error: expected [Section], Key=value or a comment");
-        if (r < 0)
+        if (r < 0) {
                 fail(p, name, 0, "out of memory");
-        return p->e.failed ? -EINVAL : 0;
+                return -ENOMEM;
+        }
+        return 0;
 }
 
+/* Every drop-in, whatever errors the others have. */
 static int parse_dropins(struct parser *p, const char *path) {
         char **files;
         int n = conf_list_dropins(path, &p->e, &files), r = 0;
 
+        p->unread |= n < 0;
         for (int i = 0; i < n; i++) {
-                if (r == 0)
+                if (r != -ENOMEM)
                         r = parse_one(p, files[i], NULL, true);
                 free(files[i]);
         }
@@ -425,7 +510,8 @@ static void check_order(struct parser *p, const char *section, const char *lo_na
         struct origin o = p->origin[il].seq >= p->origin[ih].seq ? p->origin[il] : p->origin[ih];
         char a[512], b[512];
 
-        if (strict ? lo < hi : lo <= hi)
+        /* a refused value is said already; the other key's may be fine */
+        if (p->refused[il] || p->refused[ih] || (strict ? lo < hi : lo <= hi))
                 return;
         /* Name a key the admin did not set: "HighPercent=75" alone is fine,
          * it clashes with a default they may not know about. */
@@ -436,22 +522,30 @@ static void check_order(struct parser *p, const char *section, const char *lo_na
              dflt ? " is at its built-in default; set it too)" : "");
 }
 
-/* The main file (or text in its place) and, for a file, its drop-ins. */
-static int load(struct conf *out, const char *path, const char *text, char *err, size_t errsize) {
+/* The main file (or text in its place) and, for a file, its drop-ins: every
+ * error of them all. */
+static int load(struct conf *out, const char *path, const char *text, bool must_exist, char *err, size_t errsize) {
         struct conf c;
-        struct parser p = { .conf = &c, .e = { err, errsize, false } };
+        struct parser p = { .conf = &c, .e = { .buf = err, .size = errsize } };
         int r;
 
+        if (errsize > 0)
+                err[0] = '\0';
         conf_defaults(&c);
-        r = parse_one(&p, path, text, false);
-        if (r == 0 && !text)
-                r = parse_dropins(&p, path);
+        r = parse_one(&p, path, text, must_exist);
+        if (r != -ENOMEM && !text) {
+                int k = parse_dropins(&p, path);
+                r = r < 0 ? r : k; /* the first file's, if it has one */
+        }
         /* ReleasePercent follows HighPercent unless it is set: a HighPercent
          * that was valid before ReleasePercent had a default stays valid. */
-        if (r == 0 && !p.origin[key_index("Pool", "ReleasePercent")].seq)
+        if (c.pool_release_follows)
                 c.pool_release = release_default(c.pool_high);
-        if (r == 0) {
-                check_order(&p, "Pressure", "LowPercent", "HighPercent", c.pressure_low, c.pressure_high, true, path);
+        /* Cross-key checks need every file's values: else a clash may be
+         * with a value that was never read. */
+        if (r != -ENOMEM && !p.unread) {
+                check_order(&p, "Pressure", "LowStallPercent", "HighStallPercent", c.pressure_low, c.pressure_high,
+                            true, path);
                 check_order(&p, "Pool", "LowPercent", "HighPercent", c.pool_low, c.pool_high, true, path);
                 if (c.pool_release > 0)
                         check_order(&p, "Pool", "ReleasePercent", "HighPercent", c.pool_release, c.pool_high, true,
@@ -468,6 +562,7 @@ static int load(struct conf *out, const char *path, const char *text, char *err,
                 free(p.files[i]);
         free(p.files);
         if (p.e.failed) {
+                conf_error_finish(&p.e);
                 conf_free(&c);
                 return r < 0 ? r : -EINVAL;
         }
@@ -477,11 +572,24 @@ static int load(struct conf *out, const char *path, const char *text, char *err,
 }
 
 int conf_load(struct conf *c, const char *path, char *err, size_t errsize) {
-        return load(c, path, NULL, err, errsize);
+        return load(c, path, NULL, false, err, errsize);
+}
+
+int conf_load_given(struct conf *c, const char *path, char *err, size_t errsize) {
+        return load(c, path, NULL, true, err, errsize);
 }
 
 int conf_load_string(struct conf *c, const char *name, const char *text, char *err, size_t errsize) {
-        return load(c, name, text ? text : "", err, errsize);
+        return load(c, name, text ? text : "", false, err, errsize);
+}
+
+void conf_log_errors(const char *err) {
+        for (const char *s = err; *s;) {
+                size_t n = strcspn(s, "\n");
+
+                log_error("%.*s", (int) n, s);
+                s += n + (s[n] == '\n');
+        }
 }
 
 static void dump_value(const struct conf *c, const struct key *k, FILE *f) {
@@ -492,6 +600,8 @@ static void dump_value(const struct conf *c, const struct key *k, FILE *f) {
                 fputs(*(const bool *) field ? "yes" : "no", f);
                 break;
         case T_UINT:
+        case T_MSEC:
+        case T_SEC:
                 fprintf(f, "%u", *(const unsigned *) field);
                 break;
         case T_SEC_INF:
@@ -500,8 +610,12 @@ static void dump_value(const struct conf *c, const struct key *k, FILE *f) {
                 else
                         fprintf(f, "%u", *(const unsigned *) field);
                 break;
-        case T_PERCENT: {
+        case T_PERCENT:
+        case T_PERCENT_FOLLOWS: {
                 char buf[512];
+                /* what an empty ReleasePercent= follows, as a comment the parser skips */
+                if (k->type == T_PERCENT_FOLLOWS && c->pool_release_follows)
+                        fprintf(f, " ; %d below HighPercent: ", RELEASE_BELOW_HIGH);
                 fputs(format_number(buf, sizeof(buf), *(const double *) field), f);
                 break;
         }

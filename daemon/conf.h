@@ -52,6 +52,7 @@ struct conf {
         double pool_high, pool_low, pool_watch;
         double pool_release;     /* rule (b2): leave protection below this; 0 = off;
                                   * unset: HighPercent - RELEASE_BELOW_HIGH */
+        bool pool_release_follows; /* ReleasePercent= unset (or empty): it follows HighPercent */
         unsigned sample_ms, min_sample_ms, lead_sec, idle_check_sec;
         /* [Flips] */
         unsigned min_dwell_sec, max_per_minute;
@@ -75,14 +76,24 @@ struct conf {
 void conf_defaults(struct conf *c);
 void conf_free(struct conf *c);
 
-/* Load the main file (a missing one is fine) and then the *.conf files in PATH.d in
- * lexical order into a fresh configuration built from the defaults. On error
- * returns a negative errno-style value, leaves *c untouched and puts
- * "FILE:LINE: message" into err. */
+/* Room for the errors of a load: many lines of "FILE:LINE: message". */
+#define CONF_ERRORS_MAX 8192
+
+/* Load the main file (a missing one is fine: the built-in defaults) and then
+ * the *.conf files in PATH.d in lexical order into a fresh configuration built
+ * from the defaults. Every file and every line is read: on errors returns a
+ * negative errno-style value, leaves *c untouched and puts all of them into
+ * err, one "FILE:LINE: message" (or "FILE: message") a line, in the order
+ * found (those that do not fit are counted on a last line). */
 int conf_load(struct conf *c, const char *path, char *err, size_t errsize);
+/* The same for a main file the user named (--config): a missing one is an
+ * error ("cannot read FILE: No such file or directory"). */
+int conf_load_given(struct conf *c, const char *path, char *err, size_t errsize);
 /* The same for text read as if it were the main file NAME (messages say NAME:LINE),
  * without drop-ins. */
 int conf_load_string(struct conf *c, const char *name, const char *text, char *err, size_t errsize);
+/* Log each line of a failed load's err as an error of its own. */
+void conf_log_errors(const char *err);
 
 /* Print the effective configuration in the file's own format. */
 void conf_dump(const struct conf *c, FILE *f);

@@ -21,6 +21,7 @@
 #include "snapshot.h"
 #include "status.h"
 #include "util.h"
+#include "version-git.h"
 
 static bool arg_check_config;
 static bool arg_restore;
@@ -28,7 +29,6 @@ static bool arg_json;
 static bool arg_verify;
 static bool arg_quiet;
 static bool arg_lenient;
-static bool arg_config_given;
 static const char *arg_output;
 
 static void help(void) {
@@ -95,7 +95,7 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
                 switch (c) {
                 case 'c':
                         m->config_path = optarg;
-                        arg_config_given = true;
+                        m->config_given = true;
                         break;
                 case ARG_RECORD:
                         m->record_path = optarg;
@@ -149,7 +149,8 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
                         help();
                         return EXIT_SUCCESS;
                 case 'V':
-                        printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+                        /* ZT_GIT_COMMIT: "" from a tarball, " (git abc1234)" from a checkout */
+                        printf("%s %s%s\n", PACKAGE_NAME, PACKAGE_VERSION, ZT_GIT_COMMIT);
                         return EXIT_SUCCESS;
                 default:
                         return EXIT_USAGE;
@@ -162,7 +163,7 @@ static int parse_argv(int argc, char *argv[], struct manager *m) {
 static int run_command(struct manager *m, int argc, char *argv[]) {
         const char *cmd = argv[0];
         struct replay_options o = { .verify = arg_verify, .quiet = arg_quiet, .lenient = arg_lenient };
-        char err[1024];
+        char err[CONF_ERRORS_MAX];
         struct conf c;
         int r;
 
@@ -178,8 +179,8 @@ static int run_command(struct manager *m, int argc, char *argv[]) {
         if (strcmp(cmd, "replay") == 0 && argc == 2) {
                 /* the configuration to replay with: --config, or the built-in defaults */
                 conf_defaults(&c);
-                if (arg_config_given && conf_load(&c, m->config_path, err, sizeof(err)) < 0) {
-                        log_error("%s", err);
+                if (m->config_given && conf_load_given(&c, m->config_path, err, sizeof(err)) < 0) {
+                        conf_log_errors(err);
                         return EXIT_CONFIG;
                 }
                 r = replay(argv[1], &c, &o, stdout);
@@ -214,7 +215,7 @@ static bool json_asked(int argc, char *argv[]) {
 
 int main(int argc, char *argv[]) {
         struct manager m;
-        char err[1024];
+        char err[CONF_ERRORS_MAX];
         int r;
 
         log_open();
@@ -234,7 +235,8 @@ int main(int argc, char *argv[]) {
                 /* a killed instance's metrics would go on saying what it did:
                  * the configuration says where they are */
                 if (manager_load_config(&m, err, sizeof(err)) < 0) {
-                        log_notice("--restore: %s; not looking for a metrics file left behind", err);
+                        log_notice("--restore: %.*s%s; not looking for a metrics file left behind",
+                                   (int) strcspn(err, "\n"), err, strchr(err, '\n') ? " (and more errors)" : "");
                         m.conf.metrics_dir[0] = '\0';
                 }
                 ignore_sigxfsz();
@@ -249,7 +251,7 @@ int main(int argc, char *argv[]) {
 
         r = manager_load_config(&m, err, sizeof(err));
         if (r < 0) {
-                log_error("%s", err);
+                conf_log_errors(err);
                 if (!arg_check_config)
                         log_error("Invalid configuration; not starting (the knob is untouched)");
                 manager_free(&m);

@@ -19,6 +19,8 @@ static void tick(void *userdata, uint64_t now) {
         manager_tick(userdata, now);
 }
 
+static void refresh_snapshot(void *userdata, struct snapshot *s);
+
 void manager_init(struct manager *m) {
         const char *rt = getenv("RUNTIME_DIRECTORY");
 
@@ -38,6 +40,7 @@ void manager_init(struct manager *m) {
         stats_init(&m->stats, realtime_usec());
         steer_init(&m->steer, &m->kernel, &m->restore, &m->recorder, &m->stats);
         schedule_init(&m->sched, tick, m);
+        publish_init(&m->publisher, &m->restore, refresh_snapshot, m);
         m->sources = (struct sources) { .kernel = &m->kernel, .wake = schedule_kick, .userdata = &m->sched };
         monitor_init(&m->monitor, &m->kernel);
         m->monitor.wake = schedule_kick;
@@ -51,7 +54,7 @@ static void apply_params(struct manager *m) {
 }
 
 int manager_load_config(struct manager *m, char *err, size_t errsize) {
-        int r = conf_load(&m->conf, m->config_path, err, errsize);
+        int r = (m->config_given ? conf_load_given : conf_load)(&m->conf, m->config_path, err, errsize);
 
         if (r == 0)
                 apply_params(m);
@@ -61,7 +64,7 @@ int manager_load_config(struct manager *m, char *err, size_t errsize) {
 static struct report_sample report_sample(const struct manager *m) {
         return (struct report_sample) {
                 .knob = steer_knob_name(&m->steer), .dry_run = manager_dry_run(m), .pressure = m->pressure,
-                .pool = m->pool,
+                .pressure_of = m->sources.rest_of[0] ? m->sources.rest_of : NULL, .pool = m->pool,
         };
 }
 
@@ -87,54 +90,163 @@ static policy_pool_state read_pool(struct manager *m, struct pool_sample *pool) 
         return st;
 }
 
-void manager_tick(struct manager *m, uint64_t now) {
-        struct policy_sample in = { .now = now, .page_size = page_size() };
+/* ---- one sample: sense -> decide -> act -> tell (docs/architecture.md) ---- */
+
+struct tick {
+        struct policy_sample in;
+        struct pool_sample pool;
         struct policy_decision d;
-        struct pool_sample pool = { 0 };
+        knob_value before;      /* the knob the policy believed in before deciding */
+        struct report_sample rs;
+        bool done;              /* the knob's part was carried out (or would be, dry) */
+};
+
+/* The readers fill the sample: the matches, PSI, the pool, the batch's use,
+ * and the knob as someone else may have written it. */
+static void sense(struct manager *m, uint64_t now, struct tick *t) {
+        struct policy_sample *in = &t->in;
         uint64_t dt = m->have_sample ? now - m->last_sample : 0;
-        bool done;
 
         follow_wire_tick(m, now);
-        in.pressure = sources_sample(&m->sources, dt);
-        in.pressure_valid = m->have_sample;
-        in.cgroups_valid = m->have_sample && sources_cgroups_pressure(&m->sources, &in.cgroups_pressure);
-        in.triggers_armed = sources_armed(&m->sources); /* a source may have gone or come back */
+        in->pressure = sources_sample(&m->sources, dt);
+        in->pressure_valid = m->have_sample;
+        in->cgroups_valid = m->have_sample && sources_cgroups_pressure(&m->sources, &in->cgroups_pressure);
+        /* with batch work known, the rules read the rest's (policy.c chooses) */
+        in->batch_known = sources_batch_known(&m->sources);
+        in->rest_valid = m->have_sample && in->batch_known && sources_rest_pressure(&m->sources, &in->rest_pressure);
+        in->triggers_armed = sources_armed(&m->sources); /* a source may have gone or come back */
 
-        in.pool_state = read_pool(m, &pool);
-        if (in.pool_state == POOL_OK) {
-                in.pool = pool_percent(&pool);
-                in.limit_bytes = pool.limit_bytes;
-                batch_sample(&m->batch, &m->kernel, &m->restore, pool.limit_bytes, &in.n_batch, &in.batch);
-                in.stores = m->have_sample && pool.vm.zswpout > m->last_vm.zswpout;
-                m->last_vm = pool.vm;
+        in->pool_state = read_pool(m, &t->pool);
+        if (in->pool_state == POOL_OK) {
+                in->pool = pool_percent(&t->pool);
+                in->limit_bytes = t->pool.limit_bytes;
+                batch_sample(&m->batch, &m->kernel, &m->restore, t->pool.limit_bytes, &in->n_batch, &in->batch);
+                in->stores = m->have_sample && t->pool.vm.zswpout > m->last_vm.zswpout;
+                m->last_vm = t->pool.vm;
         }
-
         steer_outside(&m->steer, &m->params, manager_dry_run(m), now);
-        knob_value before = steer_decide(&m->steer, &m->params, &in, &d);
+}
 
-        m->pressure = d.pressure_valid ? in.pressure : m->pressure;
-        m->pool = in.pool;
+/* The pure policy decides (recorded, with --record); this is now the last
+ * sample. */
+static void decide(struct manager *m, uint64_t now, struct tick *t) {
+        t->before = steer_decide(&m->steer, &m->params, &t->in, &t->d);
+        m->pressure = t->d.pressure_valid ? t->d.pressure : m->pressure;
+        m->pool = t->in.pool;
         m->last_sample = now;
         m->have_sample = true;
-        struct report_sample rs = report_sample(m);
-        done = steer_act(&m->steer, manager_dry_run(m), now, before, &d, &rs);
+        t->rs = report_sample(m);
+}
+
+/* The writers carry it out, through the restore engine: the knob, the caps,
+ * the pressure cgroups' writeback. */
+static void act(struct manager *m, uint64_t now, struct tick *t) {
+        t->done = steer_act(&m->steer, manager_dry_run(m), now, t->before, &t->d, &t->rs);
+        batch_apply(&m->batch, &m->kernel, &m->restore, manager_dry_run(m), &t->d);
+        protect_tick(&m->protect, &m->kernel, &m->restore, &m->sources, &m->batch, &m->params, manager_dry_run(m),
+                     now);
+}
+
+/* What the daemon knows after a sample, as plain data for publish.c. */
+static void take_snapshot(const struct manager *m, const struct policy_decision *d, const struct pool_sample *pool,
+                          struct snapshot *s) {
+        uint64_t now = now_usec();
+
+        *s = (struct snapshot) {
+                .pid = (int) getpid(),
+                .updated = realtime_usec(),
+                .knob_value = steer_knob_value(&m->steer),
+                .original = steer_knob_original(&m->steer),
+                .dry_run = manager_dry_run(m),
+                .backed_off = d->backed_off,
+                .held = d->held,
+                .held_mode = d->held_mode,
+                .mode = d->mode,
+                .pressure = m->pressure,
+                .pool = m->pool,
+                .pool_bytes = pool->pool_bytes,
+                .stored_bytes = pool->stored_bytes,
+                .limit_bytes = pool->limit_bytes,
+                .fill_rate = d->fill_rate,
+                .time_to_limit = d->time_to_limit,
+                .uncharged = -1, /* live, status only */
+                .flips_last_hour = steer_flips_since(&m->steer,
+                                                     now > 3600 * USEC_PER_SEC ? now - 3600 * USEC_PER_SEC : 0),
+                .warnings = m->warnings,
+        };
+        snprintf(s->version, sizeof(s->version), "%s", PACKAGE_VERSION);
+        snprintf(s->knob, sizeof(s->knob), "%s", steer_knob_name(&m->steer) ?: "");
+        for (unsigned i = 0; i < m->conf.n_files && s->n_config < SNAPSHOT_MAX_CONFIG; i++)
+                snprintf(s->config[s->n_config++], sizeof(s->config[0]), "%s", m->conf.files[i]);
+        stats_snapshot(&m->stats, s);
+        sources_snapshot(&m->sources, s);
+        batch_snapshot(&m->batch, s);
+        protect_snapshot(&m->protect, s);
+        follow_wire_snapshot(m, s);
+        if (monitor_swaps(&m->monitor) == 0)
+                s->warnings |= WARN_NO_SWAP;
+        if (m->pool_state == POOL_DISABLED)
+                s->warnings |= WARN_ZSWAP_DISABLED;
+        if (m->pool_state == POOL_UNREADABLE)
+                s->warnings |= WARN_POOL_UNREADABLE;
+        if (restore_saving_failed(&m->restore))
+                s->warnings |= WARN_SAVE_FAILED;
+        if (!steer_knob_name(&m->steer) && m->conf.knob != KNOB_CHOICE_NONE)
+                s->warnings |= WARN_KNOB_MISSING;
+        if (m->conf.metrics_dir[0] && !restore_has_metrics(&m->restore))
+                s->warnings |= WARN_METRICS_DIR;
+        publish_read_counters(&m->kernel, s);
+}
+
+/* The metrics timer's figures, while idle: a cheap read of the pool, the PSI
+ * totals and the counters into the last snapshot; nothing is decided. */
+static void refresh_snapshot(void *userdata, struct snapshot *s) {
+        struct manager *m = userdata;
+        struct pool_sample pool;
+
+        if (kernel_read_pool(&m->kernel, &pool) == 0) {
+                s->pool_bytes = pool.pool_bytes;
+                s->stored_bytes = pool.stored_bytes;
+                s->limit_bytes = pool.limit_bytes;
+                s->pool = pool_percent(&pool);
+        }
+        sources_peek_totals(&m->sources, s);
+        publish_read_counters(&m->kernel, s);
+}
+
+/* The journal, STATUS=, the counts, the status file and the metrics are
+ * told, from plain data. */
+static void tell(struct manager *m, const struct tick *t) {
+        const struct policy_sample *in = &t->in;
+        const struct policy_decision *d = &t->d;
+        struct snapshot *s;
 
         log_debug("sample: pressure %.1f%%%s, pool %.1f%% of limit (%llu of %llu kB, batch %.1f%%, cap %.1f%%), "
                   "fill %.2f%%/s, zswpout %llu zswpwb %llu pswpout %llu, mode %s, next in %llu ms",
-                  in.pressure, d.pressure_valid ? "" : " (no baseline)", in.pool,
-                  (unsigned long long) (pool.pool_bytes / 1024), (unsigned long long) (pool.limit_bytes / 1024),
-                  in.batch, d.batch_cap, d.fill_rate, (unsigned long long) pool.vm.zswpout,
-                  (unsigned long long) pool.vm.zswpwb, (unsigned long long) pool.vm.pswpout,
-                  policy_mode_to_string(d.mode), (unsigned long long) (d.next_usec / USEC_PER_MSEC));
+                  in->pressure, d->pressure_valid ? "" : " (no baseline)", in->pool,
+                  (unsigned long long) (t->pool.pool_bytes / 1024), (unsigned long long) (t->pool.limit_bytes / 1024),
+                  in->batch, d->batch_cap, d->fill_rate, (unsigned long long) t->pool.vm.zswpout,
+                  (unsigned long long) t->pool.vm.zswpwb, (unsigned long long) t->pool.vm.pswpout,
+                  policy_mode_to_string(d->mode), (unsigned long long) (d->next_usec / USEC_PER_MSEC));
+        report_mode(&t->rs, d, steer_knob_value(&m->steer), d->set != KNOB_UNSET && steer_knob_name(&m->steer));
+        report_status(&m->report, &t->rs, d, steer_knob_value(&m->steer));
+        stats_decision(&m->stats, d, t->done, realtime_usec());
+        s = malloc(sizeof(*s));
+        if (!s)
+                return;
+        take_snapshot(m, d, &t->pool, s);
+        publish(&m->publisher, s, d->mode_changed);
+        free(s);
+}
 
-        report_mode(&rs, &d, steer_knob_value(&m->steer), d.set != KNOB_UNSET && steer_knob_name(&m->steer));
-        batch_apply(&m->batch, &m->kernel, &m->restore, manager_dry_run(m), &d);
-        protect_tick(&m->protect, &m->kernel, &m->restore, &m->sources, &m->batch, &m->params, manager_dry_run(m),
-                     now);
-        report_status(&m->report, &rs, &d, steer_knob_value(&m->steer));
-        stats_decision(&m->stats, &d, done, realtime_usec());
-        publish(m, &d, &pool);
-        schedule_next(&m->sched, now, &d);
+void manager_tick(struct manager *m, uint64_t now) {
+        struct tick t = { .in = { .now = now, .page_size = page_size() } };
+
+        sense(m, now, &t);
+        decide(m, now, &t);
+        act(m, now, &t);
+        tell(m, &t);
+        schedule_next(&m->sched, now, &t.d);
 }
 
 /* ---- start, reload, stop -------------------------------------------------- */
@@ -198,21 +310,21 @@ int manager_start(struct manager *m, sd_event *event) {
         follow_wire_start(m);
         start_steering(m);
         manager_tick(m, now_usec());
-        publish_start(m);
+        publish_start(&m->publisher, m->event, m->conf.metrics_interval_sec);
         return 0;
 }
 
 int manager_reload(struct manager *m) {
         bool was_dry = manager_dry_run(m);
         int old_choice = m->conf.knob, old_baseline = m->conf.baseline;
-        char err[1024];
+        char err[CONF_ERRORS_MAX];
         struct conf fresh;
         int r;
 
         conf_defaults(&fresh);
-        r = conf_load(&fresh, m->config_path, err, sizeof(err));
+        r = (m->config_given ? conf_load_given : conf_load)(&fresh, m->config_path, err, sizeof(err));
         if (r < 0) {
-                log_error("%s", err);
+                conf_log_errors(err);
                 log_error("Reload failed; keeping the old configuration");
                 return r;
         }
@@ -242,7 +354,7 @@ int manager_reload(struct manager *m) {
                 policy_resume(&m->steer.policy); /* a reload takes the knob back from an admin */
                 record_resume(&m->recorder, m->last_sample);
         }
-        publish_start(m);
+        publish_start(&m->publisher, m->event, m->conf.metrics_interval_sec);
         log_info("Reloaded configuration from %s", m->config_path);
         schedule_kick(&m->sched);
         return 0;
@@ -267,7 +379,7 @@ void manager_free(struct manager *m) {
         sources_free(&m->sources);
         monitor_free(&m->monitor);
         schedule_free(&m->sched);
-        publish_free(m);
+        publish_free(&m->publisher);
         m->event = sd_event_unref(m->event);
         conf_free(&m->conf);
         record_close(&m->recorder);
@@ -326,7 +438,7 @@ int manager_run(struct manager *m) {
         /* Whatever happened, never leave the knob or a cap changed. */
         if (manager_restore(m) < 0 && r == EXIT_SUCCESS)
                 r = EXIT_FAILURE;
-        publish_remove(m); /* only with the locks held (restore.c) */
+        publish_remove(&m->publisher); /* only with the locks held (restore.c) */
         sd_event_unref(e);
         return r;
 }

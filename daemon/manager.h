@@ -2,13 +2,14 @@
 #pragma once
 
 /* The event loop's side of the daemon: start, reload, stop, and each sample
- * (manager_tick): read, ask the policy, carry it out. Each job has a file of
- * its own that owns its state (docs/architecture.md): restore.c (saves,
- * locks, the files we write), steer.c and knob.c (the knob), batch.c (the
- * caps), protect.c (the pressure cgroups' writeback),
- * sources.c (PSI), monitor.c (swap, hot-plug), schedule.c (when), stats.c
- * (counts), publish.c (status, metrics); the decisions are policy.c's. This
- * file only calls them. */
+ * (manager_tick): sense, decide, act, tell (docs/architecture.md, "One
+ * sample"). Each job has a file of its own that owns its state
+ * (docs/architecture.md): restore.c (saves, locks, the files we write),
+ * steer.c and knob.c (the knob), batch.c (the caps), protect.c (the pressure
+ * cgroups' writeback), sources.c (PSI),
+ * monitor.c (swap, hot-plug), schedule.c (when), stats.c (counts),
+ * publish.c (status, metrics, from the snapshot built here); the decisions
+ * are policy.c's. This file only calls them. */
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>
@@ -20,6 +21,7 @@
 #include "monitor.h"
 #include "policy.h"
 #include "protect.h"
+#include "publish.h"
 #include "record.h"
 #include "report.h"
 #include "restore.h"
@@ -28,11 +30,10 @@
 #include "stats.h"
 #include "steer.h"
 
-struct snapshot;
-
 struct manager {
         struct conf conf;
         const char *config_path;
+        bool config_given;      /* --config: a missing file is an error, not the defaults */
         char state_dir[4096];
         bool dry_run_override;  /* --dry-run */
         int log_level_override; /* --log-level, -1 = none */
@@ -62,10 +63,7 @@ struct manager {
         policy_pool_state pool_state; /* as last said */
         unsigned warnings;              /* WARN_* found at startup */
 
-        char *published;                /* the status last written, less its time */
-        struct snapshot *last_snapshot; /* for the metrics timer */
-        uint64_t metrics_written;       /* CLOCK_MONOTONIC usec */
-        sd_event_source *metrics_timer; /* [Metrics] IntervalSec= while idle */
+        struct publisher publisher;     /* status file, metrics (publish.c) */
 };
 
 static inline bool manager_dry_run(const struct manager *m) {
@@ -78,7 +76,7 @@ int manager_load_config(struct manager *m, char *err, size_t errsize);
 /* Lock, probe the kernel, arm the triggers, take the first sample. Returns
  * 0 or an exit code (exit-code.h). event may be NULL. */
 int manager_start(struct manager *m, sd_event *event);
-/* Sample, decide, act. */
+/* One sample: sense, decide, act, tell; then when the next one is. */
 void manager_tick(struct manager *m, uint64_t now);
 /* Re-read the configuration (SIGHUP); keeps the old one on error. */
 int manager_reload(struct manager *m);

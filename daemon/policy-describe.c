@@ -18,11 +18,11 @@ void policy_describe(const struct policy_params *p, const struct policy_sample *
                          d->fill_rate, d->time_to_limit, (double) p->lead_usec / USEC_PER_SEC);
                 break;
         case REASON_PRESSURE:
-                snprintf(buf, size, "pressure %.1f%% >= %g%%, pool %.0f%% of limit", in->pressure,
-                         p->pressure_high, in->pool);
+                snprintf(buf, size, "pressure%s %.1f%% >= %g%%, pool %.0f%% of limit",
+                         d->rest ? " of the rest" : "", d->pressure, p->pressure_high, in->pool);
                 break;
         case REASON_CALM:
-                snprintf(buf, size, "pressure below %g%% for %g s", p->pressure_low,
+                snprintf(buf, size, "pressure%s below %g%% for %g s", d->rest ? " of the rest" : "", p->pressure_low,
                          (double) p->hold_usec / USEC_PER_SEC);
                 break;
         case REASON_BLIND:

@@ -312,7 +312,7 @@ static bool batch_full(const struct policy_params *p, const struct policy_state 
 /* Which mode the sample asks for, and whether for the pool's safety.
  * last_pool is the pool at the previous sample. */
 static policy_mode wanted_mode(const struct policy_params *p, const struct policy_state *s,
-                               const struct policy_sample *in, bool pressure_valid, double ttl,
+                               const struct policy_sample *in, bool pressure_valid, double pressure, double ttl,
                                double last_pool, policy_reason *reason, bool *safety) {
         /* Once protecting, the prediction must clear twice the lead time
          * before it lets go: else a fill rate hovering at the lead time
@@ -353,7 +353,7 @@ static policy_mode wanted_mode(const struct policy_params *p, const struct polic
          * Leaving protection also needs the pool low for a whole interval: a
          * pool that just collapsed because its owner exited is no reason to
          * flip off, with the pressure figure still describing the time before. */
-        if (pressure_valid && in->pressure >= p->pressure_high && in->stores && in->pool <= p->pool_low &&
+        if (pressure_valid && pressure >= p->pressure_high && in->stores && in->pool <= p->pool_low &&
             !rising && !full && (s->mode != MODE_PROTECT || last_pool <= p->pool_low)) {
                 *reason = REASON_PRESSURE;
                 return MODE_THROUGHPUT;
@@ -394,7 +394,7 @@ static uint64_t next_sample(const struct policy_params *p, const struct policy_s
          * a batch job filling its cap, but that is still worth watching. */
         double pool_ttl = time_to_limit(in->pool, rate_of(&s->pool_rate));
         bool filling = pool_ttl >= 0 && pool_ttl * USEC_PER_SEC <= (double) idle_check(p, in);
-        bool active = !d->pressure_valid || in->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
+        bool active = !d->pressure_valid || d->pressure >= p->pressure_low || in->pool >= p->pool_watch ||
                       filling || s->mode != MODE_IDLE || d->held != HELD_NONE;
         uint64_t iv = p->sample_usec;
 
@@ -465,8 +465,13 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
 
         *d = (struct policy_decision) { .set = KNOB_UNSET, .batch_cap = -1 };
 
+        /* Whose pressure: with batch work known, the rest's (the system's
+         * figure is then mostly the batch's own stalls, issue 48); else the
+         * max over all sources, as ever. */
+        d->rest = in->batch_known;
+        d->pressure = d->rest ? in->rest_pressure : in->pressure;
         /* A pressure figure averaged over a long quiet stretch means nothing. */
-        d->pressure_valid = in->pressure_valid &&
+        d->pressure_valid = in->pressure_valid && (!d->rest || in->rest_valid) &&
                             (!s->have_last || (in->now > s->last_now && in->now - s->last_now <= 3 * p->sample_usec));
         s->have_last = true;
         s->last_now = in->now;
@@ -485,7 +490,7 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                 predict(s, in, d); /* with the caps in force */
 
                 if (d->pressure_valid) {
-                        if (in->pressure < p->pressure_low) {
+                        if (d->pressure < p->pressure_low) {
                                 if (!s->calm)
                                         s->calm_since = in->now;
                                 s->calm = true;
@@ -493,7 +498,8 @@ void policy_decide(const struct policy_params *p, struct policy_state *s,
                                 s->calm = false;
                 }
 
-                want = wanted_mode(p, s, in, d->pressure_valid, d->time_to_limit, last_pool, &reason, &safety);
+                want = wanted_mode(p, s, in, d->pressure_valid, d->pressure, d->time_to_limit, last_pool, &reason,
+                                   &safety);
                 d->reason = reason;
 
                 if (want != s->mode) {

@@ -71,7 +71,7 @@ struct policy_sample {
         uint64_t now;           /* usec, monotonic */
         bool pressure_valid;    /* the sources measured this interval (the policy also
                                  * ignores an interval too long to mean anything) */
-        double pressure;        /* percent of wall time stalled, max over sources */
+        double pressure;        /* percent of wall time stalled, max over sources (the system's too) */
         /* ... and over the cgroup sources alone ([Pressure] Cgroups=, Units=;
          * not the system's, which holds the batch cgroups' own stalls):
          * cgroups_valid when there is one and it measured this interval.
@@ -79,6 +79,17 @@ struct policy_sample {
          * LendWhenCalm= went (0.3.0). */
         bool cgroups_valid;
         double cgroups_pressure;
+        /* Batch work is known (a batch cgroup is there: named, followed or
+         * idle-marked). Then the rules that mean "latency-sensitive work
+         * stalls" (pressure, calm, the active check) read rest_pressure,
+         * the pressure of the rest: the [Pressure] cgroups, or else the
+         * top-level cgroups that are no batch work (sources.c). pressure,
+         * mostly the batch's own stalls then, only wakes the daemon.
+         * rest_valid when the rest measured this interval. Recorded (A
+         * lines, record.h); a recording without them replays as before. */
+        bool batch_known;
+        bool rest_valid;
+        double rest_pressure;
         bool stores;            /* zswpout advanced since the last sample */
         policy_pool_state pool_state; /* the rest below only with POOL_OK */
         double pool;            /* pool size in percent of its limit */
@@ -142,7 +153,10 @@ struct policy_decision {
         policy_mode held_mode;  /* ... to this mode */
         bool held_changed;      /* held differs from the previous sample: log it */
         bool backed_off;        /* leaving the knob to the admin (see policy_knob_changed_outside) */
-        bool pressure_valid;    /* the pressure figure counted */
+        bool pressure_valid;    /* the pressure figure counted ... */
+        double pressure;        /* ... this one: what the rules read (policy_sample.pressure,
+                                 * or rest_pressure when batch work is known) */
+        bool rest;              /* pressure is the rest's */
         double level;           /* the pool, batch cgroups counted at their caps */
         double fill_rate;       /* percent of limit per second */
         double time_to_limit;   /* seconds, < 0 = not rising; both with the batch cgroups

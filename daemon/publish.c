@@ -32,7 +32,7 @@ static const struct {
         { NULL, "reject_reclaim_fail", "zswap_tuned_rejects_total{reason=\"reclaim_fail\"}" },
 };
 
-static void read_counters(const struct kernel *k, struct snapshot *s) {
+void publish_read_counters(const struct kernel *k, struct snapshot *s) {
         char vmstat[32768], buf[64], path[128];
         bool have_vmstat = kernel_read(k, "/proc/vmstat", vmstat, sizeof(vmstat)) > 0;
 
@@ -85,56 +85,6 @@ int publish_check_metrics_dir(const struct conf *c, char *buf, size_t size) {
                 r = -EPERM;
         }
         return r;
-}
-
-void publish_take(const struct manager *m, const struct policy_decision *d, const struct pool_sample *pool,
-                  struct snapshot *s) {
-        uint64_t now = now_usec();
-
-        *s = (struct snapshot) {
-                .pid = (int) getpid(),
-                .updated = realtime_usec(),
-                .knob_value = steer_knob_value(&m->steer),
-                .original = steer_knob_original(&m->steer),
-                .dry_run = manager_dry_run(m),
-                .backed_off = d->backed_off,
-                .held = d->held,
-                .held_mode = d->held_mode,
-                .mode = d->mode,
-                .pressure = m->pressure,
-                .pool = m->pool,
-                .pool_bytes = pool->pool_bytes,
-                .stored_bytes = pool->stored_bytes,
-                .limit_bytes = pool->limit_bytes,
-                .fill_rate = d->fill_rate,
-                .time_to_limit = d->time_to_limit,
-                .uncharged = -1, /* live, status only */
-                .flips_last_hour = steer_flips_since(&m->steer,
-                                                     now > 3600 * USEC_PER_SEC ? now - 3600 * USEC_PER_SEC : 0),
-                .warnings = m->warnings,
-        };
-        snprintf(s->version, sizeof(s->version), "%s", PACKAGE_VERSION);
-        snprintf(s->knob, sizeof(s->knob), "%s", steer_knob_name(&m->steer) ?: "");
-        for (unsigned i = 0; i < m->conf.n_files && s->n_config < SNAPSHOT_MAX_CONFIG; i++)
-                snprintf(s->config[s->n_config++], sizeof(s->config[0]), "%s", m->conf.files[i]);
-        stats_snapshot(&m->stats, s);
-        sources_snapshot(&m->sources, s);
-        batch_snapshot(&m->batch, s);
-        protect_snapshot(&m->protect, s);
-        follow_wire_snapshot(m, s);
-        if (monitor_swaps(&m->monitor) == 0)
-                s->warnings |= WARN_NO_SWAP;
-        if (m->pool_state == POOL_DISABLED)
-                s->warnings |= WARN_ZSWAP_DISABLED;
-        if (m->pool_state == POOL_UNREADABLE)
-                s->warnings |= WARN_POOL_UNREADABLE;
-        if (restore_saving_failed(&m->restore))
-                s->warnings |= WARN_SAVE_FAILED;
-        if (!steer_knob_name(&m->steer) && m->conf.knob != KNOB_CHOICE_NONE)
-                s->warnings |= WARN_KNOB_MISSING;
-        if (m->conf.metrics_dir[0] && !restore_has_metrics(&m->restore))
-                s->warnings |= WARN_METRICS_DIR;
-        read_counters(&m->kernel, s);
 }
 
 /* A cgroup's label: below the cgroup root ("system.slice/x.service"), as
@@ -359,84 +309,76 @@ static char *format(const struct snapshot *s, bool with_time, bool metrics) {
         return text;
 }
 
-static void write_metrics(struct manager *m, const struct snapshot *s) {
+void publish_init(struct publisher *p, struct restore *r, void (*refresh)(void *userdata, struct snapshot *s),
+                  void *userdata) {
+        *p = (struct publisher) { .restore = r, .refresh = refresh, .userdata = userdata };
+}
+
+static void write_metrics(struct publisher *p, const struct snapshot *s) {
         char *text = format(s, true, true);
 
-        if (text && restore_write_metrics(&m->restore, text) == 0)
-                m->metrics_written = now_usec();
+        if (text && restore_write_metrics(p->restore, text) == 0)
+                p->metrics_written = now_usec();
         free(text);
 }
 
-void publish(struct manager *m, const struct policy_decision *d, const struct pool_sample *pool) {
-        struct snapshot *s = malloc(sizeof(*s));
+void publish(struct publisher *p, const struct snapshot *s, bool mode_changed) {
         char *key, *text;
         uint64_t now = now_usec();
 
-        if (!s)
+        if (!p->last && !(p->last = malloc(sizeof(*p->last))))
                 return;
-        publish_take(m, d, pool, s);
-        free(m->last_snapshot);
-        m->last_snapshot = s;
+        *p->last = *s;
         key = format(s, false, false);
         if (!key)
                 return;
         /* only when something changed: an idle daemon writes nothing */
-        if (m->published && strcmp(key, m->published) == 0) {
+        if (p->published && strcmp(key, p->published) == 0) {
                 free(key);
                 return;
         }
-        free(m->published);
-        m->published = key;
+        free(p->published);
+        p->published = key;
         text = format(s, true, false);
         /* a file not written (EFBIG, ENOSPC: said once) is tried again at
          * the next sample, changed or not */
-        if (!text || restore_write_status(&m->restore, text) < 0) {
-                free(m->published);
-                m->published = NULL;
+        if (!text || restore_write_status(p->restore, text) < 0) {
+                free(p->published);
+                p->published = NULL;
         }
         free(text);
 
         /* at most every METRICS_MIN_INTERVAL while active; while idle the
          * metrics timer keeps the file fresh */
-        if (!restore_has_metrics(&m->restore) ||
-            (m->metrics_written && now - m->metrics_written < METRICS_MIN_INTERVAL && !d->mode_changed))
+        if (!restore_has_metrics(p->restore) ||
+            (p->metrics_written && now - p->metrics_written < METRICS_MIN_INTERVAL && !mode_changed))
                 return;
-        write_metrics(m, s);
+        write_metrics(p, s);
 }
 
 /* Every IntervalSec: an idle daemon's metrics, from a cheap read of the pool
- * and of the PSI totals; nothing is decided. */
+ * and of the PSI totals (the manager's refresh); nothing is decided. */
 static int on_metrics_timer(sd_event_source *src, uint64_t usec, void *userdata) {
-        struct manager *m = userdata;
-        uint64_t iv = m->conf.metrics_interval_sec * USEC_PER_SEC;
-        struct pool_sample pool;
+        struct publisher *p = userdata;
+        uint64_t iv = p->interval;
 
-        if (m->last_snapshot && now_usec() - m->metrics_written >= iv - iv / 10) {
-                struct snapshot *s = m->last_snapshot;
-                if (kernel_read_pool(&m->kernel, &pool) == 0) {
-                        s->pool_bytes = pool.pool_bytes;
-                        s->stored_bytes = pool.stored_bytes;
-                        s->limit_bytes = pool.limit_bytes;
-                        s->pool = pool_percent(&pool);
-                }
-                sources_peek_totals(&m->sources, s);
-                read_counters(&m->kernel, s);
-                write_metrics(m, s);
+        if (p->last && now_usec() - p->metrics_written >= iv - iv / 10) {
+                p->refresh(p->userdata, p->last);
+                write_metrics(p, p->last);
         }
         sd_event_source_set_time(src, usec + iv);
         return 0;
 }
 
 /* Once at start and reload: the kernel's counters it does not tell (an
- * older kernel, no debugfs or not root), whose series are left out. */
-static void say_absent_counters(const struct kernel *k) {
-        static struct snapshot s;
+ * older kernel, no debugfs or not root), whose series are left out; as the
+ * last sample read them. */
+static void say_absent_counters(const struct snapshot *s) {
         char absent[512] = "";
         size_t n = 0;
 
-        read_counters(k, &s);
         for (size_t i = 0; i < SNAPSHOT_COUNTERS && n < sizeof(absent); i++)
-                if (s.counters[i] < 0)
+                if (s->counters[i] < 0)
                         n += (size_t) snprintf(absent + n, sizeof(absent) - n, "%s%s", n ? ", " : "",
                                                counters[i].vmstat ?: counters[i].debugfs);
         if (absent[0])
@@ -445,44 +387,45 @@ static void say_absent_counters(const struct kernel *k) {
                          absent);
 }
 
-void publish_start(struct manager *m) {
-        uint64_t iv = m->conf.metrics_interval_sec * USEC_PER_SEC;
+void publish_start(struct publisher *p, sd_event *event, unsigned interval_sec) {
+        uint64_t iv = interval_sec * USEC_PER_SEC;
         int r;
 
-        m->metrics_timer = sd_event_source_disable_unref(m->metrics_timer);
-        if (restore_has_metrics(&m->restore))
-                say_absent_counters(&m->kernel);
+        p->interval = iv;
+        p->metrics_timer = sd_event_source_disable_unref(p->metrics_timer);
+        if (restore_has_metrics(p->restore) && p->last)
+                say_absent_counters(p->last);
         /* no textfile, no wake-ups */
-        if (!m->event || !restore_has_metrics(&m->restore) || iv == 0)
+        if (!event || !restore_has_metrics(p->restore) || iv == 0)
                 return;
-        r = sd_event_add_time_relative(m->event, &m->metrics_timer, CLOCK_MONOTONIC, iv, iv / 10, on_metrics_timer,
-                                       m);
+        r = sd_event_add_time_relative(event, &p->metrics_timer, CLOCK_MONOTONIC, iv, iv / 10, on_metrics_timer,
+                                       p);
         if (r >= 0)
-                r = sd_event_source_set_enabled(m->metrics_timer, SD_EVENT_ON);
+                r = sd_event_source_set_enabled(p->metrics_timer, SD_EVENT_ON);
         if (r < 0)
                 log_error("Cannot arm the metrics timer: %s; the textfile is written after samples only",
                           err_str(r));
 }
 
-void publish_remove(struct manager *m) {
+void publish_remove(struct publisher *p) {
         char *text;
 
         /* the metrics file stays, saying the daemon is down: a file that
          * went away would take every series with it, and no alert fires */
-        if (restore_has_metrics(&m->restore) && restore_locked(&m->restore) &&
+        if (restore_has_metrics(p->restore) && restore_locked(p->restore) &&
             (text = publish_metrics_stopped_text())) {
-                (void) restore_write_metrics(&m->restore, text);
+                (void) restore_write_metrics(p->restore, text);
                 free(text);
         }
-        restore_remove_published(&m->restore);
-        free(m->published);
-        m->published = NULL;
+        restore_remove_published(p->restore);
+        free(p->published);
+        p->published = NULL;
 }
 
-void publish_free(struct manager *m) {
-        m->metrics_timer = sd_event_source_disable_unref(m->metrics_timer);
-        free(m->published);
-        m->published = NULL;
-        free(m->last_snapshot);
-        m->last_snapshot = NULL;
+void publish_free(struct publisher *p) {
+        p->metrics_timer = sd_event_source_disable_unref(p->metrics_timer);
+        free(p->published);
+        p->published = NULL;
+        free(p->last);
+        p->last = NULL;
 }

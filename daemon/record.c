@@ -118,6 +118,13 @@ void record_sample(struct recorder *r, const struct policy_sample *in) {
                 emit_event(r, &(struct record_event) {
                         .type = RECORD_CGROUPS, .now = in->now,
                         .sample = { .cgroups_valid = true, .cgroups_pressure = in->cgroups_pressure } });
+        /* the rest's pressure, whenever batch work is known (valid or not:
+         * the rules read it then); none otherwise, as before 0.3.0 */
+        if (in->batch_known)
+                emit_event(r, &(struct record_event) {
+                        .type = RECORD_REST, .now = in->now,
+                        .sample = { .batch_known = true, .rest_valid = in->rest_valid,
+                                    .rest_pressure = in->rest_valid ? in->rest_pressure : 0 } });
         emit_event(r, &(struct record_event) { .type = RECORD_SAMPLE, .now = in->now, .sample = *in });
 }
 
@@ -164,6 +171,8 @@ int record_format_event(const struct record_event *ev, char *buf, size_t size) {
                 return snprintf(buf, size, "R,%llu\n", now);
         case RECORD_CGROUPS:
                 return snprintf(buf, size, "P,%llu,%.17g\n", now, in->cgroups_pressure);
+        case RECORD_REST:
+                return snprintf(buf, size, "A,%llu,%d,%.17g\n", now, in->rest_valid, in->rest_pressure);
         case RECORD_OLD_HOLDER_CG:
         case RECORD_OLD_HOLDER:
                 break; /* never written since 0.3.0 */
@@ -261,6 +270,8 @@ static unsigned field_count(record_type t) {
                 return 2;
         case RECORD_CGROUPS:
                 return 3;
+        case RECORD_REST:
+                return 4;
         case RECORD_OLD_HOLDER_CG:
                 return 6;
         case RECORD_OLD_HOLDER:
@@ -287,7 +298,7 @@ int record_parse_line(const char *line, struct record_event *ev, char *why, size
         want = buf[0] && buf[1] == ',' ? field_count((record_type) buf[0]) : 0;
         if (want == 0) {
                 int n = (int) strcspn(buf, ",");
-                snprintf(p.why, p.why_size, "not a line of a recording: \"%.*s\" is not I, S, D, O, F, R, C, H or P",
+                snprintf(p.why, p.why_size, "not a line of a recording: \"%.*s\" is not I, S, D, O, F, R, C, H, P or A",
                          n < 20 ? n : 20, buf);
                 return -EINVAL;
         }
@@ -367,6 +378,13 @@ int record_parse_line(const char *line, struct record_event *ev, char *why, size
                 if (!get_double(&p, 2, "pressure", &ev->sample.cgroups_pressure))
                         return -EINVAL;
                 ev->sample.cgroups_valid = true;
+                return 0;
+        case RECORD_REST:
+                if (!get_int(&p, 2, "rest_valid", 0, 1, &a) ||
+                    !get_double(&p, 3, "pressure", &ev->sample.rest_pressure))
+                        return -EINVAL;
+                ev->sample.batch_known = true;
+                ev->sample.rest_valid = a;
                 return 0;
         case RECORD_OLD_HOLDER_CG: { /* checked as before 0.3.0; what it says is no longer used */
                 double share, stall;

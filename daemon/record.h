@@ -8,11 +8,15 @@
  *   # zswap-tuned recording 1
  *   I,now,current,original                policy_start() at start or reload
  *   P,now,pressure                        the cgroup sources' pressure, when they measured ...
+ *   A,now,rest_valid,pressure             batch work is known: the rest's pressure, what the rules read ...
  *   S,now,pressure_valid,pressure,stores,pool_state,pool,limit_bytes,n_batch,batch  ... and the sample
  *   D,now,set,knob,mode,reason,batch_cap,held          the decision for that sample
  *   O,now,actual,baseline_follows         someone else wrote the knob
  *   F,now,actual                          a write failed; the knob is actual
  *   R,now                                 a reload took the knob back
+ *
+ * A recording without A lines (before 0.3.0, or with no batch work known)
+ * replays as it was made: its rules read the S line's pressure.
  *
  * Recordings of daemons before 0.3.0 may also hold what [Batch]
  * LargestHolder= (removed in 0.3.0) weighed and did:
@@ -59,6 +63,7 @@ typedef enum {
         RECORD_FAILED = 'F',
         RECORD_RESUME = 'R',
         RECORD_CGROUPS = 'P',
+        RECORD_REST = 'A',
         /* [Batch] LargestHolder='s lines, before 0.3.0: parsed, never written */
         RECORD_OLD_HOLDER_CG = 'C',
         RECORD_OLD_HOLDER = 'H',
@@ -68,7 +73,8 @@ struct record_event {
         record_type type;
         uint64_t now;
         knob_value current, original;   /* I */
-        struct policy_sample sample;    /* S (sample.now == now); P: sample.cgroups_pressure */
+        struct policy_sample sample;    /* S (sample.now == now); P: sample.cgroups_pressure;
+                                         * A: sample.batch_known, rest_valid, rest_pressure */
         knob_value set, knob;           /* D */
         policy_mode mode;
         policy_reason reason;

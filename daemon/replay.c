@@ -61,6 +61,9 @@ struct replay_state {
         bool have_cg;                   /* a P line ... */
         uint64_t cg_time;               /* ... of this time ... */
         double cg_pressure;             /* ... said this */
+        bool have_rest;                 /* an A line (batch work known) ... */
+        uint64_t rest_time;             /* ... of this time ... */
+        struct policy_sample rest;      /* ... said this (batch_known, rest_valid, rest_pressure) */
         struct summary sum;
 };
 
@@ -97,6 +100,12 @@ static void apply_event(struct replay_state *r, const struct record_event *ev, c
                 in->cgroups_valid = r->have_cg && r->cg_time == now;
                 in->cgroups_pressure = in->cgroups_valid ? r->cg_pressure : 0;
                 r->have_cg = false;
+                /* whose pressure the rules read, from the A line of the same
+                 * time; none (older recordings): the S line's, as recorded */
+                in->batch_known = r->have_rest && r->rest_time == now;
+                in->rest_valid = in->batch_known && r->rest.rest_valid;
+                in->rest_pressure = in->batch_known ? r->rest.rest_pressure : 0;
+                r->have_rest = false;
 
                 if (!r->started) {
                         r->sum.first = now;
@@ -128,7 +137,7 @@ static void apply_event(struct replay_state *r, const struct record_event *ev, c
                                 (double) (now - r->sum.first) / USEC_PER_SEC, policy_mode_to_human(r->d.mode),
                                 r->d.set != KNOB_UNSET ? ", knob " : "",
                                 r->d.set != KNOB_UNSET ? knob_to_string(r->d.set) : "", r->d.text,
-                                policy_reason_to_string(r->d.reason), in->pool, in->pressure);
+                                policy_reason_to_string(r->d.reason), in->pool, r->d.pressure);
                 return;
         }
         case RECORD_DECISION:
@@ -162,6 +171,11 @@ static void apply_event(struct replay_state *r, const struct record_event *ev, c
                                 "zswap-tuned: %s:%u: note: skipping the C and H lines ([Batch] LargestHolder=, "
                                 "removed in 0.3.0); the rest replays as recorded (said once)\n", path, line);
                 r->old_holder_said = true;
+                return;
+        case RECORD_REST:
+                r->have_rest = true;
+                r->rest_time = now;
+                r->rest = ev->sample;
                 return;
         case RECORD_CGROUPS:
                 r->have_cg = true;

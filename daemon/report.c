@@ -16,10 +16,11 @@ void report_status(struct report *r, const struct report_sample *s, const struct
                    knob_value knob) {
         char st[256];
 
-        snprintf(st, sizeof(st), "%s%s, %s%s%s, pressure %.1f%%, pool %.0f%% of limit%s",
+        snprintf(st, sizeof(st), "%s%s, %s%s%s, pressure %.1f%%%s%.80s%s, pool %.0f%% of limit%s",
                  policy_mode_to_human(d->mode), d->backed_off ? " (knob left to the admin)" : "",
                  s->knob ? s->knob : "knob none", s->knob ? "=" : "", s->knob ? knob_to_string(knob) : "",
-                 s->pressure, s->pool, s->dry_run ? " (dry run)" : "");
+                 s->pressure, s->pressure_of ? " (" : "", s->pressure_of ? s->pressure_of : "",
+                 s->pressure_of ? ")" : "", s->pool, s->dry_run ? " (dry run)" : "");
         if (strcmp(st, r->status) == 0)
                 return;
         memcpy(r->status, st, sizeof(st));

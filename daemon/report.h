@@ -18,6 +18,7 @@ struct report_sample {
         const char *knob;       /* NULL = monitor only */
         bool dry_run;
         double pressure, pool;
+        const char *pressure_of; /* "the rest: system.slice" (sources.h rest_of); NULL: every source's */
 };
 
 /* STATUS=, sent only when it changed. */

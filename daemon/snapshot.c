@@ -61,6 +61,8 @@ void snapshot_format(const struct snapshot *s, bool with_time, FILE *f) {
         fprintf(f, "MODE=%s\nMODE_SINCE=%llu\nREASON=%s\nREASON_TEXT=%s\n", policy_mode_to_string(s->mode),
                 (unsigned long long) s->mode_since, policy_reason_to_string(s->reason), s->reason_text);
         fprintf(f, "PRESSURE=%.1f\n", s->pressure);
+        if (s->pressure_of[0])
+                fprintf(f, "PRESSURE_OF=%s\n", s->pressure_of);
         for (unsigned i = 0; i < s->n_sources; i++)
                 if (s->source[i].pct < 0)
                         fprintf(f, "SOURCE=- %s\n", s->source[i].path);
@@ -176,6 +178,8 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
                         snprintf(s->reason_text, sizeof(s->reason_text), "%s", v);
                 else if (strcmp(l, "PRESSURE") == 0)
                         s->pressure = strtod(v, NULL);
+                else if (strcmp(l, "PRESSURE_OF") == 0)
+                        snprintf(s->pressure_of, sizeof(s->pressure_of), "%s", v);
                 else if (strcmp(l, "SOURCE") == 0 && s->n_sources < SNAPSHOT_MAX_SOURCES && (rest = split(v))) {
                         s->source[s->n_sources].pct = strcmp(v, "-") == 0 ? -1 : strtod(v, NULL);
                         snprintf(s->source[s->n_sources++].path, sizeof(s->source[0].path), "%s", rest);
@@ -355,7 +359,12 @@ void snapshot_json_open(const struct snapshot *s, uint64_t now, FILE *f) {
         json_time(f, s->mode_since);
         fprintf(f, ",\"reason\":\"%s\",\"reason_text\":", policy_reason_to_string(s->reason));
         snapshot_json_string(f, s->reason_text);
-        fprintf(f, ",\"pressure_percent\":%.1f,\"sources\":[", s->pressure);
+        fprintf(f, ",\"pressure_percent\":%.1f,\"pressure_of\":", s->pressure);
+        if (s->pressure_of[0])
+                snapshot_json_string(f, s->pressure_of);
+        else
+                fputs("null", f);
+        fputs(",\"sources\":[", f);
         for (unsigned i = 0; i < s->n_sources; i++) {
                 fprintf(f, "%s{\"path\":", i ? "," : "");
                 snapshot_json_string(f, s->source[i].path);
@@ -524,6 +533,8 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
                 fprintf(f, ", filling %.1f%%/s, at the limit in %.0f s", s->fill_rate, s->time_to_limit);
         fputc('\n', f);
         fprintf(f, "  Pressure: %.1f%%", s->pressure);
+        if (s->pressure_of[0])
+                fprintf(f, ", %s", snapshot_escape(s->pressure_of, e, sizeof(e)));
         for (unsigned i = 0; i < s->n_sources; i++) {
                 if (s->source[i].pct < 0)
                         fprintf(f, "%s%s -", i ? ", " : " (", snapshot_escape(s->source[i].path, e, sizeof(e)));

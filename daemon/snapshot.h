@@ -65,7 +65,9 @@ struct snapshot {
         uint64_t mode_since;            /* CLOCK_REALTIME usec */
         policy_reason reason;           /* of the last change of mode or flip */
         char reason_text[256];
-        double pressure;                /* percent, max over the sources */
+        double pressure;                /* percent: what the rules read ... */
+        char pressure_of[128];          /* ... "the rest: system.slice" while batch work is known;
+                                         * "": the max over the sources */
         unsigned n_sources;
         struct {
                 char path[512];

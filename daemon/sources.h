@@ -22,6 +22,8 @@ struct psi_src {
         bool gone;              /* missing or removed; retried while sampling */
         bool wake_only;         /* a batch cgroup: its stalls wake us, but are not pressure */
         bool followed;          /* added by sources_follow_add(), not named in the configuration */
+        bool rest;              /* a cgroup of the rest: no batch work and holding none (see
+                                 * sources_rest_pressure()); its stalls are not in the system figure */
         double pct;             /* its pressure over the last sample, < 0 = none */
 };
 
@@ -32,11 +34,31 @@ struct psi_src {
  * stalls just do not wake the daemon (said once). */
 #define SOURCES_MAX_PRESSURE (1 + 2 * CONF_MAX_CGROUPS)
 #define SOURCES_MAX_WAKE (CONF_MAX_CGROUPS + 32)
+/* ... and for the cgroups of the rest, read while batch work is known and
+ * no [Pressure] cgroup is there: the top-level cgroups, and below those that
+ * hold batch work, down to SOURCES_REST_DEPTH levels. */
+#define SOURCES_MAX_REST 32
+#define SOURCES_REST_DEPTH 3
+
+/* Which figure the rules read (sources_rest_pressure()). */
+typedef enum {
+        SOURCES_READ_ALL,       /* no batch work known: every pressure source, the system's included */
+        SOURCES_READ_NAMED,     /* batch work known: the [Pressure] cgroups (named or followed) */
+        SOURCES_READ_REST,      /* batch work known, no [Pressure] cgroup: the cgroups of the rest */
+} sources_read;
 
 struct sources {
-        struct psi_src src[SOURCES_MAX_PRESSURE + SOURCES_MAX_WAKE];
+        struct psi_src src[SOURCES_MAX_PRESSURE + SOURCES_MAX_WAKE + SOURCES_MAX_REST];
         unsigned n;
         bool wake_full_said, long_said; /* said once since the setup */
+        /* the rest: looked for again at the next sample when the batch
+         * cgroups or the pressure sources change, one of its cgroups went,
+         * and every minute of samples (a new top-level cgroup) */
+        bool rest_dirty;
+        uint64_t rest_age;
+        int read_said;          /* sources_read last said; -1: say it at the next sample */
+        char rest_list[256];    /* the rest's cgroups, as last said */
+        char rest_of[CONF_CGROUP_NAME_MAX + 16]; /* "the rest: system.slice": whose pressure the rules read */
         const struct kernel *kernel;
         sd_event *event;        /* NULL: nothing to arm triggers in (tests) */
         /* a trigger fired, or a source went away */
@@ -57,6 +79,19 @@ double sources_sample(struct sources *s, uint64_t dt);
  * the system's, not the batch cgroups'), as of the last sources_sample();
  * false when none of them measured then. */
 bool sources_cgroups_pressure(const struct sources *s, double *max);
+/* Is batch work known: any batch cgroup (named, followed or idle-marked)
+ * there (its memory.pressure readable when last looked at)? Then the rules read sources_rest_pressure(), not
+ * sources_sample()'s figure. */
+bool sources_batch_known(const struct sources *s);
+/* The pressure of the rest as of the last sources_sample(): the max over
+ * the [Pressure] cgroups (named and followed) when one is there, else over
+ * the top-level cgroups that are no batch cgroup and hold none (one that
+ * holds one, system.slice holding batch.service, is read as its children
+ * less the batch ones, down to SOURCES_REST_DEPTH levels); never the
+ * system's, which is then mostly the batch's own stalls. false when none
+ * measured. s->rest_of names the cgroup of the max. */
+bool sources_rest_pressure(struct sources *s, double *max);
+sources_read sources_reads(const struct sources *s);
 /* A followed cgroup (cgroup-follow.c; dir: "/sys/fs/cgroup/...") came: a
  * pressure source, or (wake_only) a batch cgroup whose stalls wake us.
  * Nothing new when its memory.pressure is already watched the same way

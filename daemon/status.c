@@ -360,6 +360,17 @@ static void would_json(const struct would *w, const struct host *h, FILE *f) {
         fputc('}', f);
 }
 
+/* The end of a status --json object: its "advice" (null while none is
+ * given, a is NULL then), and the object closed. */
+static void json_advice_close(const struct advice *a, FILE *f) {
+        fputs(",\"advice\":", f);
+        if (a)
+                advice_json(a, f);
+        else
+                fputs("null", f);
+        fputs("}\n", f);
+}
+
 /* No running daemon found (exit 3): what the kernel offers, what the
  * daemon would do, and the advice; or not allowed to tell (exit 4). */
 static int not_running(const struct kernel *k, const char *config_path, status_error e, const char *why,
@@ -385,12 +396,7 @@ static int not_running(const struct kernel *k, const char *config_path, status_e
                 host_json(&h, stdout);
                 fputs(",\"would\":", stdout);
                 would_json(&w, &h, stdout);
-                fputs(",\"advice\":", stdout);
-                if (advise)
-                        advice_json(&advice, stdout);
-                else
-                        fputs("null", stdout);
-                fputs("}\n", stdout);
+                json_advice_close(advise ? &advice : NULL, stdout);
         } else {
                 char esc[SNAPSHOT_ESCAPED(1200)];
                 printf("zswap-tuned: not running (%s); what it would find:\n", snapshot_escape(why, esc, sizeof(esc)));
@@ -470,12 +476,7 @@ int status_show(const struct kernel *k, const char *state_dir, const char *confi
                 snapshot_json_open(&s, realtime_usec(), stdout);
                 fputs(",\"host\":", stdout);
                 host_json(&h, stdout);
-                fputs(",\"advice\":", stdout);
-                if (advise)
-                        advice_json(&advice, stdout);
-                else
-                        fputs("null", stdout);
-                fputs("}\n", stdout);
+                json_advice_close(advise ? &advice : NULL, stdout);
         } else {
                 snapshot_print(&s, realtime_usec(), stdout);
                 if (advise)

@@ -304,6 +304,146 @@ int parse_double(const char *s, double *ret) {
         return 0;
 }
 
+static const struct time_unit {
+        const char *name;
+        uint64_t usec;
+} time_units[] = {
+        /* longer names first: the first prefix that matches is taken */
+        { "seconds", USEC_PER_SEC },
+        { "second", USEC_PER_SEC },
+        { "sec", USEC_PER_SEC },
+        { "s", USEC_PER_SEC },
+        { "minutes", 60 * USEC_PER_SEC },
+        { "minute", 60 * USEC_PER_SEC },
+        { "min", 60 * USEC_PER_SEC },
+        { "msec", USEC_PER_MSEC },
+        { "ms", USEC_PER_MSEC },
+        { "m", 60 * USEC_PER_SEC },
+        { "hours", 3600 * USEC_PER_SEC },
+        { "hour", 3600 * USEC_PER_SEC },
+        { "hr", 3600 * USEC_PER_SEC },
+        { "h", 3600 * USEC_PER_SEC },
+        { "days", 86400 * USEC_PER_SEC },
+        { "day", 86400 * USEC_PER_SEC },
+        { "d", 86400 * USEC_PER_SEC },
+        { "weeks", 7 * 86400 * USEC_PER_SEC },
+        { "week", 7 * 86400 * USEC_PER_SEC },
+        { "w", 7 * 86400 * USEC_PER_SEC },
+        { "usec", 1 },
+        { "us", 1 },
+        { "\xc2\xb5s", 1 }, /* µs, MICRO SIGN */
+        { "\xce\xbcs", 1 }, /* μs, GREEK SMALL LETTER MU */
+};
+
+/* The unit at *p (advanced past it), or 0: none there. A unit must not run
+ * on into more letters ("5secs", "5sx"). */
+static uint64_t time_unit(const char **p) {
+        for (size_t i = 0; i < ELEMENTSOF(time_units); i++) {
+                size_t n = strlen(time_units[i].name);
+
+                if (strncmp(*p, time_units[i].name, n) == 0 && !isalpha((unsigned char) (*p)[n]) &&
+                    (unsigned char) (*p)[n] < 0x80) {
+                        *p += n;
+                        return time_units[i].usec;
+                }
+        }
+        return 0;
+}
+
+int parse_time(const char *s, uint64_t default_unit, uint64_t *ret_usec) {
+        uint64_t total = 0;
+        bool first = true;
+
+        if (!s)
+                return -EINVAL;
+        s += strspn(s, " \t");
+        if (!*s)
+                return -EINVAL;
+        while (*s) {
+                uint64_t whole = 0, frac = 0, frac_div = 1, unit, part;
+                size_t n = strspn(s, "0123456789");
+
+                if (n == 0)
+                        return -EINVAL; /* a sign, a unit without a number, junk */
+                for (size_t i = 0; i < n; i++) {
+                        uint64_t digit = (uint64_t) (s[i] - '0');
+
+                        if (whole > UINT64_MAX / 10 || whole * 10 > UINT64_MAX - digit)
+                                return -ERANGE;
+                        whole = whole * 10 + digit;
+                }
+                s += n;
+                if (*s == '.') {
+                        n = strspn(++s, "0123456789");
+                        if (n == 0)
+                                return -EINVAL;
+                        /* microseconds are the resolution: 7 digits are plenty */
+                        for (size_t i = 0; i < n; i++)
+                                if (frac_div < UINT64_C(10000000)) {
+                                        frac = frac * 10 + (uint64_t) (s[i] - '0');
+                                        frac_div *= 10;
+                                }
+                        s += n;
+                }
+                s += strspn(s, " \t");
+                unit = time_unit(&s);
+                if (!unit) {
+                        /* a bare number: only as the whole value */
+                        if (!first || *s)
+                                return -EINVAL;
+                        unit = default_unit;
+                }
+                if (whole > UINT64_MAX / unit)
+                        return -ERANGE;
+                /* frac < frac_div <= 10^7 and unit < 2^40: no overflow */
+                part = frac * unit / frac_div;
+                if (whole * unit > UINT64_MAX - part)
+                        return -ERANGE;
+                part += whole * unit;
+                if (total > UINT64_MAX - part)
+                        return -ERANGE;
+                total += part;
+                first = false;
+                s += strspn(s, " \t");
+        }
+        *ret_usec = total;
+        return 0;
+}
+
+const char *format_time(char *buf, size_t size, uint64_t usec) {
+        static const struct time_unit shown[] = {
+                { "w", 7 * 86400 * USEC_PER_SEC }, { "d", 86400 * USEC_PER_SEC }, { "h", 3600 * USEC_PER_SEC },
+                { "min", 60 * USEC_PER_SEC },      { "s", USEC_PER_SEC },          { "ms", USEC_PER_MSEC },
+        };
+        const char *unit = "us";
+        uint64_t div = 1;
+
+        for (size_t i = 0; usec && i < ELEMENTSOF(shown); i++)
+                if (usec % shown[i].usec == 0) {
+                        unit = shown[i].name;
+                        div = shown[i].usec;
+                        break;
+                }
+        if (!usec)
+                unit = "";
+        snprintf(buf, size, "%ju%s", (uintmax_t) (usec / div), unit);
+        return buf;
+}
+
+int parse_percent(const char *s, double *ret) {
+        _cleanup_(freep) char *number = NULL;
+        size_t n;
+
+        if (!s)
+                return -EINVAL;
+        n = strlen(s);
+        if (n == 0 || s[n - 1] != '%')
+                return parse_double(s, ret);
+        if (!(number = strndup(s, n - 1)))
+                return -ENOMEM;
+        return parse_double(number, ret);
+}
+
 int parse_boolean(const char *s) {
         static const char *const yes[] = { "1", "yes", "y", "true", "on" };
         static const char *const no[] = { "0", "no", "n", "false", "off" };

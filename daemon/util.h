@@ -63,6 +63,21 @@ bool path_has_dotdot(const char *path);
 /* Parse -?[0-9]+(\.[0-9]+)? (e.g. "12", "12.5", "-1"; not ".5", "5.", "+5", " 5",
  * "1e2", "0x10", "inf" or "nan"); "-0" gives 0; -ERANGE when too large for a double. */
 int parse_double(const char *s, double *ret);
+/* A time span in systemd's syntax (systemd.time(7), parse_sec()): one or more
+ * "NUMBER[ ]UNIT" parts, optionally separated by whitespace ("1min 30s",
+ * "1min30s", "1.5h"); NUMBER is digits with an optional fraction; UNIT is
+ * us/usec/µs, ms/msec, s/sec/second(s), m/min/minute(s), h/hr/hour(s),
+ * d/day(s) or w/week(s). A lone number without a unit is in default_unit
+ * (microseconds per unit: USEC_PER_SEC for seconds). The result is in
+ * microseconds (fractions below one are dropped, as systemd does).
+ * -EINVAL for anything else (a sign, a unit alone, an unknown unit, a number
+ * without a unit after the first part), -ERANGE on overflow. */
+int parse_time(const char *s, uint64_t default_unit, uint64_t *ret_usec);
+/* usec as the largest unit that divides it ("1min", "1500ms", "1d"). */
+const char *format_time(char *buf, size_t size, uint64_t usec);
+/* A percentage: parse_double()'s plain decimal, optionally followed by "%"
+ * ("85", "85%", "12.5%"; not "85 %", "%" or "85%%"). No range check. */
+int parse_percent(const char *s, double *ret);
 /* yes/no/true/false/on/off/1/0/y/n, case-insensitive. Returns 1, 0 or -EINVAL. */
 int parse_boolean(const char *s);
 

@@ -119,10 +119,16 @@ unset -f log
 # ---- guest panics on the console
 . "$abs_top_srcdir/tests/guest/console.sh"
 W=$(mktemp -d /tmp/zt-bench-stats.XXXXXX); trap 'rm -rf "$W"' EXIT
+# docs/bench (the benchmark's raw data, 71 MB) is in git only, not in "make
+# dist": from a tarball the saved console log is not there to read.
 LOG=$abs_top_srcdir/docs/bench/guest-panic.txt
-check "console: the saved double fault during a run is not an early panic" bash -c "! (. '$abs_top_srcdir/tests/guest/console.sh'; console_early_panic '$LOG' >/dev/null)"
-check "console: ... it is a panic after userspace started (a failure)" \
-	bash -c ". '$abs_top_srcdir/tests/guest/console.sh'; console_late_panic '$LOG' | grep -q 'double fault'"
+if [ -e "$LOG" ]; then
+	check "console: the saved double fault during a run is not an early panic" bash -c "! (. '$abs_top_srcdir/tests/guest/console.sh'; console_early_panic '$LOG' >/dev/null)"
+	check "console: ... it is a panic after userspace started (a failure)" \
+		bash -c ". '$abs_top_srcdir/tests/guest/console.sh'; console_late_panic '$LOG' | grep -q 'double fault'"
+else
+	echo "# SKIP console: the saved double fault: no docs/bench in a tarball"
+fi
 cat > "$W/early.log" <<'LOG'
 [    0.000000] Linux version 7.2.13-amd64 (debian-kernel@lists.debian.org)
 [    0.412345] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI

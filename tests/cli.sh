@@ -22,6 +22,12 @@ json() { local name=$1; shift; "$@" >"$W/json/$name.json"; }
 
 check "--help exits 0 and names the options" bash -c "'$ZT' --help | grep -q -- --check-config"
 check "--version prints the version" bash -c "'$ZT' --version | grep -qE '^zswap-tuned [0-9]'"
+# configure's version, and the commit when built from a git checkout only
+ver=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$abs_top_builddir/config.h")
+commit=
+[ -e "$abs_top_srcdir/.git" ] && commit=$(git -C "$abs_top_srcdir" rev-parse --short=7 HEAD 2>/dev/null)
+check "--version says \"zswap-tuned $ver${commit:+ (git $commit)}\"" \
+	test "$("$ZT" --version)" = "zswap-tuned $ver${commit:+ (git $commit)}"
 "$ZT" --bogus 2>/dev/null; check "an unknown option exits 2" test $? -eq 2
 "$ZT" extra 2>/dev/null; check "a stray argument exits 2" test $? -eq 2
 "$ZT" --log-level=loud 2>/dev/null; check "a bad --log-level exits 2" test $? -eq 2
@@ -51,6 +57,70 @@ err=$(run -c "$W/bad.conf" 2>&1); rc=$?
 check "the daemon refuses a bad config with exit 78" test $rc -eq 78
 check "... naming the line" grep -qF "$W/bad.conf:4:" <<<"$err"
 check "... and leaves the knob alone" test "$(knob)" = Y
+
+# Times and percentages with units, as systemd and oomd.conf take them.
+printf '[Pressure]\nHoldSec=30s\nHighStallPercent=12.5%%\n[Pool]\nHighPercent=85%%\nSampleMs=50ms\nMinSampleMs=10ms\nLeadSec=1min 30s\n' \
+	>"$W/units.conf"
+out=$(run -c "$W/units.conf" --check-config 2>&1); rc=$?
+check "units: 30s, 12.5%, 85%, 50ms, 1min 30s are taken (exit $rc)" test $rc -eq 0
+check "... each in the key's unit" bash -c "grep -qx 'HoldSec=30' <<<'$out' && grep -qx 'HighStallPercent=12.5' <<<'$out' &&
+	grep -qx 'HighPercent=85' <<<'$out' && grep -qx 'SampleMs=50' <<<'$out' && grep -qx 'LeadSec=90' <<<'$out'"
+
+# Every error of a run, each with FILE:LINE, then exit 78.
+printf '[Pool]\nSampleMs=fast\nHighPercent=85%%%%\n[Pressure]\nHoldSec=-30s\n' >"$W/three.conf"
+for how in --check-config daemon; do
+	args=(); [ "$how" = daemon ] || args=(--check-config)
+	err=$(timeout -k 2 10 "${RUN[@]}" -c "$W/three.conf" "${args[@]}" 2>&1 >/dev/null); rc=$?
+	check "$how: a file with 3 bad lines exits 78 (exit $rc)" test $rc -eq 78
+	check "... and says all 3, with FILE:LINE" bash -c "grep -qF '$W/three.conf:2: SampleMs=fast: expected a time' <<<\"\$1\" &&
+		grep -qF '$W/three.conf:3: HighPercent=85%%: expected a percentage' <<<\"\$1\" &&
+		grep -qF '$W/three.conf:5: HoldSec=-30s: expected a time from 0 to 1d' <<<\"\$1\" &&
+		test \$(grep -c '$W/three.conf:' <<<\"\$1\") -eq 3" _ "$err"
+done
+
+# A --config file that is not there is an error, not the defaults.
+for how in --check-config daemon; do
+	args=(); [ "$how" = daemon ] || args=(--check-config)
+	# (a timeout: a daemon that took the defaults instead would run on)
+	out=$(timeout -k 2 10 "${RUN[@]}" -c "$W/typo/path.conf" "${args[@]}" 2>"$W/typo.err"); rc=$?
+	check "$how -c a missing file: exit 78 (exit $rc)" test $rc -eq 78
+	check "... saying it cannot read it" grep -qF "cannot read $W/typo/path.conf: No such file or directory" "$W/typo.err"
+	check "... and printing no configuration" test -z "$out"
+done
+"$ZT" replay /dev/null -c "$W/typo/path.conf" >/dev/null 2>&1; rc=$?
+check "replay -c a missing file: exit 78 (exit $rc)" test $rc -eq 78
+
+# The old names of [Pressure] HighStallPercent= and LowStallPercent= are read,
+# with a notice naming FILE:LINE and the new name.
+printf '[Pressure]\nHighPercent=20\nLowPercent=5\n' >"$W/old.conf"
+out=$(run -c "$W/old.conf" --check-config 2>"$W/old.err"); rc=$?
+check "[Pressure] HighPercent= is still read (exit $rc)" bash -c "test $rc -eq 0 && grep -qx 'HighStallPercent=20' <<<'$out' &&
+	grep -qx 'LowStallPercent=5' <<<'$out'"
+check "... with a notice: renamed, use HighStallPercent=" \
+	grep -qF "$W/old.conf:2: [Pressure] HighPercent= is renamed: use HighStallPercent=" "$W/old.err"
+
+# The shipped file: each commented key line uncommented alone changes nothing
+# (its commented value is the default the daemon uses), and ReleasePercent's
+# (a default that follows HighPercent) still holds with another HighPercent.
+defaults=$(run -c /dev/null --check-config)
+section=
+n=0
+while IFS= read -r line; do
+	case $line in
+	'['*) section=$line ;;
+	'#'[A-Z]*=*)
+		n=$((n + 1))
+		printf '%s\n%s\n' "$section" "${line#\#}" >"$W/one.conf"
+		out=$(run -c "$W/one.conf" --check-config 2>&1); rc=$?
+		[ $rc -eq 0 ] && [ "$out" = "$defaults" ] || not_ok "shipped '${line#\#}' alone in $section: exit $rc, $(diff <(echo "$defaults") <(echo "$out") | tr '\n' ' ')" ;;
+	esac
+done <"$abs_top_srcdir/conf/zswap-tuned.conf"
+check "every commented key of the shipped file ($n) uncommented alone is the default" test $n -ge 30
+grep -x '#ReleasePercent=.*' "$abs_top_srcdir/conf/zswap-tuned.conf" | sed 's/^#//' >"$W/release.line"
+printf '[Pool]\n%s\nHighPercent=80\n' "$(cat "$W/release.line")" >"$W/release.conf"
+out=$(run -c "$W/release.conf" --check-config 2>&1); rc=$?
+check "the shipped ReleasePercent= line with HighPercent=80: exit 0, 75 (exit $rc)" \
+	bash -c "test $rc -eq 0 && grep -qx 'ReleasePercent= ; 5 below HighPercent: 75' <<<'$out'"
 
 mv "$W/root/proc/pressure/memory" "$W/psi.away"
 err=$(run -c "$W/good.conf" 2>&1); rc=$?
@@ -280,7 +350,7 @@ check "the recording has samples and decisions" bash -c "grep -q '^S,' '$W/rec' 
 check "replay --verify with the recording's configuration: every decision again" test $rc -eq 0
 check "... said so" grep -q "verify: 0 of the recorded decisions differ" "$W/rp1"
 check "... with the flips in the summary" grep -qE "summary: .* 2 flips, 1 pressure, 1 calm" "$W/rp1"
-printf '[Pressure]\nHighPercent=90\n' >"$W/other.conf"
+printf '[Pressure]\nHighStallPercent=90\n' >"$W/other.conf"
 "$ZT" replay "$W/rec" -c "$W/other.conf" >"$W/rp2"; rc=$?
 check "replay with another configuration shows what it would have done" bash -c \
 	"test $rc -eq 0 && grep -qE 'summary: .* 0 flips' '$W/rp2'"
@@ -362,6 +432,24 @@ check "replay with LendWhenCalm=yes keeps the cap at ZswapMaxPercent (exit $rc)"
 	grep -qxF 'summary: batch cap from 50.0% to 50.0% of the pool limit' '$W/lend.out' &&
 	grep -qF '$W/lend.conf:4: LendWhenCalm= is no longer supported (removed in 0.3.0: ' '$W/lend.err'"
 bad_line cgroups 'P,2000000,nan' 'field 3 (pressure): "nan" is not a finite decimal number'
+
+# With batch work known, the rules read the rest's pressure (A lines, issue
+# 48): the system's 40 % (the batch's own stalls) turns nothing off. A
+# recording without A lines (before 0.3.0) replays as it was made.
+{
+	echo '# zswap-tuned recording 1'
+	echo 'I,0,1,1'
+	for t in 1 2 3; do echo "A,${t}000000,1,0"; echo "S,${t}000000,1,40,1,0,12,1000000,1,5"; done
+} >"$W/rest.rec"
+"$ZT" replay "$W/rest.rec" >"$W/rest.out" 2>&1; rc=$?
+check "replay reads the rest's pressure from A lines: the batch's stalls flip nothing (exit $rc)" bash -c \
+	"test $rc -eq 0 && grep -qE '^summary: 3 samples over 2.0 s; 0 flips' '$W/rest.out'"
+grep -v '^A,' "$W/rest.rec" >"$W/norest.rec"
+"$ZT" replay "$W/norest.rec" >"$W/norest.out" 2>&1; rc=$?
+check "... without them, the S lines' figure as recorded before (exit $rc)" bash -c \
+	"test $rc -eq 0 && grep -qE '^summary: 3 samples over 2.0 s; 1 flips, 1 pressure' '$W/norest.out'"
+bad_line rest 'A,2000000,2,0' 'field 3 (rest_valid): "2" is not a decimal integer from 0 to 1'
+bad_line restcount 'A,2000000,1' 'A line: 3 fields, expected 4'
 
 # A recording that cannot be written (issue 22, finding 7): RLIMIT_FSIZE,
 # with SIGXFSZ ignored, makes write(2) fail with EFBIG (no root needed); the

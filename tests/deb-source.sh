@@ -5,11 +5,14 @@
 # (run by .ci/run as a step of its own, not by make check; debian/README.source
 # says how to do the same by hand):
 #   1. "git archive" of HEAD (with uncommitted changes to tracked files, not
-#      untracked ones), without debian/, is zswap-tuned_<upstream>.orig.tar.gz;
+#      untracked ones), without debian/ and without docs/bench (the
+#      benchmark's raw data, in git only, as "make dist" leaves it out), is
+#      zswap-tuned_<upstream>.orig.tar.gz, under 5 MiB;
 #   2. "dpkg-buildpackage -S -us -uc", as nobody, in that tree with debian/
 #      added, gives the .dsc, the .debian.tar.xz and the _source.changes;
 #   3. lintian on the _source.changes shows no errors and no warnings;
-#   4. "dpkg-source -x" of the .dsc gives back exactly the tree git has;
+#   4. "dpkg-source -x" of the .dsc gives back exactly the tree git has
+#      (docs/bench aside);
 #   5. in a clean Debian 12 chroot (mmdebstrap --variant=buildd: Essential,
 #      apt and build-essential only; the tarball cached in $CACHE), "apt-get
 #      build-dep ./<dsc>" installs the Build-Depends and nothing else, and
@@ -25,7 +28,7 @@
 # Environment: ZT_DEBIAN_MIRROR as for tests/systemd/run.sh; ZT_CHROOT_SUITE
 # (bookworm) builds in another suite's chroot, from ZT_CHROOT_MIRROR (for a
 # suite other than bookworm: deb.debian.org), e.g. ZT_CHROOT_SUITE=trixie to
-# check the systemd-dev alternative; ZT_CHROOT_LINTIAN=1 also runs that
+# check that Build-Depends resolve there too; ZT_CHROOT_LINTIAN=1 also runs that
 # suite's lintian on the result (which then must show no E: or W:).
 
 # "A && B || fail" is the assertion idiom here.
@@ -92,10 +95,13 @@ REV=${REV:-HEAD}
 orig_tarball() {
 	mkdir -p "$W/src" || return 1
 	git -C "$abs_top_srcdir" archive --format=tar.gz --prefix="$SRC-$UPSTREAM/" \
-		-o "$W/src/$ORIG" "$REV" -- . ':(exclude)debian' || return 1
+		-o "$W/src/$ORIG" "$REV" -- . ':(exclude)debian' ':(exclude)docs/bench' || return 1
 	diag "$ORIG: $(tar -tzf "$W/src/$ORIG" | grep -vc '/$') files, $(du -k "$W/src/$ORIG" | cut -f1) KiB"
 	! tar -tzf "$W/src/$ORIG" | grep -q "^$SRC-$UPSTREAM/debian/" ||
 		{ diag "debian/ is in the orig tarball"; return 1; }
+	! tar -tzf "$W/src/$ORIG" | grep -q "^$SRC-$UPSTREAM/docs/bench/" ||
+		{ diag "docs/bench (the benchmark's raw data) is in the orig tarball"; return 1; }
+	[ "$(du -k "$W/src/$ORIG" | cut -f1)" -lt 5120 ] || { diag "$ORIG is 5 MiB or more"; return 1; }
 }
 
 SOURCE_OK=
@@ -131,20 +137,20 @@ unpacks_to_tree() {
 	mkdir "$W/x" "$W/git" || return 1
 	(cd "$W/x" && dpkg-source --no-check -x "$W/src/$DSC" "$SRC") >"$W/x.log" 2>&1 ||
 		{ diag "dpkg-source -x failed:"; indent <"$W/x.log"; return 1; }
-	git -C "$abs_top_srcdir" archive "$REV" | tar -xf - -C "$W/git" || return 1
+	git -C "$abs_top_srcdir" archive "$REV" -- . ':(exclude)docs/bench' | tar -xf - -C "$W/git" || return 1
 	# dpkg-source -x makes debian/patches and .pc for 3.0 (quilt); none here
 	rm -rf "$W/x/$SRC/.pc"
 	out=$(diff -r "$W/git" "$W/x/$SRC" 2>&1) || { diag "the unpacked source differs from git:"; head -n 20 <<<"$out" | indent; return 1; }
 }
 
-check "git archive: $ORIG, without debian/" orig_tarball &&
+check "git archive: $ORIG, without debian/ and docs/bench, under 5 MiB" orig_tarball &&
 	check "dpkg-buildpackage -S -us -uc builds the source package ($DSC)" source_build
 if [ -z "$SOURCE_OK" ]; then
 	finish
 	exit
 fi
 check "lintian on the source package: no errors, no warnings" lintian_source_clean
-check "dpkg-source -x of $DSC gives back the git tree" unpacks_to_tree
+check "dpkg-source -x of $DSC gives back the git tree (docs/bench aside)" unpacks_to_tree
 
 # ---------------------------------------------------------------- 5: clean chroot
 # The buildd base tarball, made once per suite, mirror and architecture;

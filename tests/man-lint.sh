@@ -26,11 +26,12 @@ done
 # Every default is the same in the code (--check-config of an empty file),
 # zswap-tuned.conf(5) ("Default: \fBvalue\fR." or "Default: empty." in the
 # entry of each key) and conf/zswap-tuned.conf ("#Key=value" in its section).
-# Each prints "Section.Key=value" lines.
+# Each prints "Section.Key=value" lines; a " ; comment" after the value (an
+# empty ReleasePercent= saying what it follows) is not part of it.
 code_defaults() {
 	"$ZT" --check-config --config /dev/null |
 		awk '/^\[.*\]$/ { s = substr($0, 2, length($0) - 2); next }
-		     /^[A-Za-z]+=/ { print s "." $0 }'
+		     /^[A-Za-z]+=/ { sub(/[ \t]+;.*$/, ""); print s "." $0 }'
 }
 man_defaults() {
 	awk '/^\.SH \[[A-Za-z]+\] SECTION/ { s = substr($2, 2, length($2) - 2); key = ""; next }
@@ -47,7 +48,7 @@ man_defaults() {
 }
 conf_defaults() {
 	awk '/^\[.*\]$/ { s = substr($0, 2, length($0) - 2); next }
-	     /^#[A-Z][A-Za-z]*=/ { print s "." substr($0, 2) }' "$abs_top_srcdir/conf/zswap-tuned.conf"
+	     /^#[A-Z][A-Za-z]*=/ { sub(/[ \t]+;.*$/, ""); print s "." substr($0, 2) }' "$abs_top_srcdir/conf/zswap-tuned.conf"
 }
 code=$(code_defaults | sort)
 man=$(man_defaults | sort)

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include <dirent.h>
-#include <fnmatch.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -24,6 +23,7 @@
 
 #include "cgroup-follow.h"
 #include "cgroup-glob.h"
+#include "fake-manager.h"
 #include "log.h"
 #include "policy.h"
 #include "sources.h"
@@ -350,6 +350,16 @@ static void mkdir_at(struct rec *r, const char *rel) {
         assert_int_equal(mkdir(p, 0755), 0);
 }
 
+/* The directories prefix<from> .. prefix<to - 1>. */
+static void mkdir_numbered(struct rec *r, const char *prefix, int from, int to) {
+        char p[PATH_MAX];
+
+        for (int i = from; i < to; i++) {
+                snprintf(p, sizeof(p), "%s%d", prefix, i);
+                mkdir_at(r, p);
+        }
+}
+
 static void rmdir_at(struct rec *r, const char *rel) {
         char p[PATH_MAX];
 
@@ -464,20 +474,13 @@ static void test_follow_add_remove_readd(void **state) {
 static void test_follow_bound(void **state) {
         struct rec *r = *state;
         const char *pats[] = { "b.slice/*" };
-        char p[64];
 
         mkdir_at(r, "/sys/fs/cgroup/b.slice");
-        for (int i = 0; i < 3; i++) {
-                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/j%d", i);
-                mkdir_at(r, p);
-        }
+        mkdir_numbered(r, "/sys/fs/cgroup/b.slice/j", 0, 3);
         start(r, pats, 1, false, 3);
         assert_int_equal(follow_count(r->f), 3);
         assert_int_equal(r->warnings, 0);
-        for (int i = 3; i < 6; i++) {
-                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/j%d", i);
-                mkdir_at(r, p);
-        }
+        mkdir_numbered(r, "/sys/fs/cgroup/b.slice/j", 3, 6);
         while (follow_process(r->f) > 0)
                 ;
         assert_int_equal(follow_count(r->f), 3);
@@ -496,14 +499,33 @@ static void test_follow_bound(void **state) {
         assert_int_equal(r->warnings, 1);
 }
 
+/* The cgroups no match may be: the daemon's own (rec_setup's
+ * /proc/self/cgroup), the slice that holds it, and init.scope. */
+static void mkdir_never_matched(struct rec *r) {
+        mkdir_at(r, "/sys/fs/cgroup/system.slice");
+        mkdir_at(r, "/sys/fs/cgroup/system.slice/zswap-tuned.service");
+        mkdir_at(r, "/sys/fs/cgroup/init.scope");
+}
+
+/* Units (name, cgroup, ..., NULL) the match set must leave out: each one
+ * added, and the set still holds n. */
+static void units_left_out(struct rec *r, unsigned n, const char *const *units) {
+        for (; *units; units += 2)
+                follow_add_unit(r->f, units[0], units[1]);
+        assert_int_equal(follow_count(r->f), n);
+}
+
 static void test_follow_refusals(void **state) {
         struct rec *r = *state;
         const char *pats[] = { "system.slice/*", "init.scope", "a.slice//b", "system.slice/backup*" };
+        const char *units[] = { "zswap-tuned.service", "/system.slice/zswap-tuned.service",
+                                "init.scope", "/init.scope",
+                                "x.service", "/",
+                                "y.service", "/a/../init.scope",
+                                NULL };
 
-        mkdir_at(r, "/sys/fs/cgroup/system.slice");
-        mkdir_at(r, "/sys/fs/cgroup/system.slice/zswap-tuned.service");
+        mkdir_never_matched(r);
         mkdir_at(r, "/sys/fs/cgroup/system.slice/backup1");
-        mkdir_at(r, "/sys/fs/cgroup/init.scope");
         start(r, pats, 4, false, 0);
         assert_true(logged(r, "t.conf:7: Cgroups= path 'system.slice/*' takes the daemon's own cgroup; refused"));
         assert_true(logged(r, "t.conf:7: Cgroups= path 'init.scope' takes init.scope"));
@@ -511,11 +533,7 @@ static void test_follow_refusals(void **state) {
         assert_int_equal(follow_n_patterns(r->f), 1);
         assert_int_equal(follow_count(r->f), 1);
         /* a unit whose cgroup is the daemon's own or init.scope: left out */
-        follow_add_unit(r->f, "zswap-tuned.service", "/system.slice/zswap-tuned.service");
-        follow_add_unit(r->f, "init.scope", "/init.scope");
-        follow_add_unit(r->f, "x.service", "/");
-        follow_add_unit(r->f, "y.service", "/a/../init.scope");
-        assert_int_equal(follow_count(r->f), 1);
+        units_left_out(r, 1, units);
 }
 
 static void test_follow_units(void **state) {
@@ -649,26 +667,34 @@ static bool rss_meaningful(void) {
 
 #define STORM 10000
 
+/* The fake tree afresh on tmpfs, where there is one (true then): a disk's
+ * directory operations are what would take the time, not the daemon. */
+static bool root_on_tmpfs(struct rec *r) {
+        char *shm = strdup("/dev/shm/zswap-tuned-test.XXXXXX");
+
+        assert_non_null(shm);
+        if (!mkdtemp(shm)) {
+                free(shm);
+                return false;
+        }
+        tu_rm_rf(r->root);
+        free(r->root);
+        r->root = shm;
+        tu_write(r->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        return true;
+}
+
 /* 10,000 cgroups created and removed quickly under a watched parent: memory
  * and fds stay bounded, and the loop still answers within a second. */
 static void test_follow_storm(void **state) {
         struct rec *r = *state;
         const char *pats[] = { "storm.slice/*" };
-        char p[PATH_MAX], *shm = strdup("/dev/shm/zswap-tuned-test.XXXXXX");
+        char p[PATH_MAX];
         unsigned fds0;
         uint64_t t0;
         long rss0;
 
-        /* on tmpfs where there is one: a disk's directory operations are
-         * what would take the time, not the daemon */
-        assert_non_null(shm);
-        if (mkdtemp(shm)) {
-                tu_rm_rf(r->root);
-                free(r->root);
-                r->root = shm;
-                tu_write(r->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
-        } else
-                free(shm);
+        (void) root_on_tmpfs(r);
         mkdir_at(r, "/sys/fs/cgroup/storm.slice");
         start(r, pats, 1, false, 0);
         /* warm up: the structures at their bound before measuring */
@@ -811,10 +837,7 @@ static void test_follow_idle_quota(void **state) {
         start(r, pats, 1, true, 4);
         assert_int_equal(follow_count(r->f), 2);
         assert_true(logged(r, "IdleCgroups= takes at most 2 of the MaxCgroups=4 places"));
-        for (int i = 0; i < 4; i++) {
-                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/j%d", i);
-                mkdir_at(r, p);
-        }
+        mkdir_numbered(r, "/sys/fs/cgroup/b.slice/j", 0, 4);
         while (follow_process(r->f) > 0)
                 ;
         assert_int_equal(follow_count(r->f), 4);
@@ -828,20 +851,19 @@ static void test_follow_idle_quota(void **state) {
 static void test_follow_ancestors_refused(void **state) {
         struct rec *r = *state;
         const char *pats[] = { "*.slice" };
+        const char *units[] = { "system.slice", "/system.slice",
+                                "sub.scope", "/system.slice/zswap-tuned.service/sub",
+                                "x.scope", "/init.scope/x",
+                                NULL };
 
-        mkdir_at(r, "/sys/fs/cgroup/system.slice");
-        mkdir_at(r, "/sys/fs/cgroup/system.slice/zswap-tuned.service");
+        mkdir_never_matched(r);
         mkdir_at(r, "/sys/fs/cgroup/system.slice/zswap-tuned.service/sub");
         mkdir_at(r, "/sys/fs/cgroup/batch.slice");
-        mkdir_at(r, "/sys/fs/cgroup/init.scope");
         start(r, pats, 1, false, 0);
         assert_int_equal(follow_count(r->f), 1);
         assert_non_null(follow_find(r->f, "/sys/fs/cgroup/batch.slice"));
         assert_true(logged(r, "/sys/fs/cgroup/system.slice is the root cgroup, init.scope or the daemon's own"));
-        follow_add_unit(r->f, "system.slice", "/system.slice");
-        follow_add_unit(r->f, "sub.scope", "/system.slice/zswap-tuned.service/sub");
-        follow_add_unit(r->f, "x.scope", "/init.scope/x");
-        assert_int_equal(follow_count(r->f), 1);
+        units_left_out(r, 1, units);
 }
 
 /* Each turn of the loop handles a bounded number of inotify events; the
@@ -849,15 +871,11 @@ static void test_follow_ancestors_refused(void **state) {
 static void test_follow_bounded_pass(void **state) {
         struct rec *r = *state;
         const char *pats[] = { "b.slice/*" };
-        char p[64];
         int n, total = 0, passes = 0;
 
         mkdir_at(r, "/sys/fs/cgroup/b.slice");
         start(r, pats, 1, false, 0);
-        for (int i = 0; i < 3000; i++) {
-                snprintf(p, sizeof(p), "/sys/fs/cgroup/b.slice/x%d", i);
-                mkdir_at(r, p);
-        }
+        mkdir_numbered(r, "/sys/fs/cgroup/b.slice/x", 0, 3000);
         while ((n = follow_process(r->f)) > 0) {
                 assert_true(n < FOLLOW_EVENTS_PER_PASS + 1024); /* one read of 16 KiB past the bound at most */
                 total += n;
@@ -880,10 +898,7 @@ static void test_follow_overflow_rescan(void **state) {
         mkdir_at(r, "/sys/fs/cgroup/o.slice");
         start(r, pats, 1, false, 0);
         /* more than max_queued_events (16384 by default) unread */
-        for (int i = 0; i < 9000; i++) {
-                snprintf(p, sizeof(p), "/sys/fs/cgroup/o.slice/x%d", i);
-                mkdir_at(r, p);
-        }
+        mkdir_numbered(r, "/sys/fs/cgroup/o.slice/x", 0, 9000);
         for (int i = 1; i < 9000; i++) {
                 snprintf(p, sizeof(p), "/sys/fs/cgroup/o.slice/x%d", i);
                 rmdir_at(r, p);
@@ -1029,7 +1044,7 @@ static void test_follow_delegated_storm(void **state) {
         struct rec *r = *state;
         const char *pats[] = { "batch.slic[e]" };
         const char *user = "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice";
-        char *shm = strdup("/dev/shm/zswap-tuned-test.XXXXXX"), err[256];
+        char err[256];
         struct storm_watch w = { .r = r };
         struct kernel k;
         struct sources src;
@@ -1037,15 +1052,8 @@ static void test_follow_delegated_storm(void **state) {
 
         if (geteuid() != 0)
                 skip(); /* a second user needs root */
-        assert_non_null(shm);
-        if (mkdtemp(shm)) {
-                tu_rm_rf(r->root);
-                free(r->root);
-                r->root = shm;
-                tu_write(r->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        if (root_on_tmpfs(r))
                 tu_write(r->root, "/proc/self/cgroup", "0::/system.slice/zswap-tuned.service\n");
-        } else
-                free(shm);
         tu_write(r->root, "/sys/fs/cgroup/batch.slice/cpu.idle", "0\n");
         tu_write(r->root, "/sys/fs/cgroup/batch.slice/memory.pressure", "some total=0\nfull total=0\n");
         tu_write(r->root, "/sys/fs/cgroup/system.slice/db.service/memory.pressure", "some total=0\nfull total=0\n");
@@ -1101,119 +1109,16 @@ static void test_follow_delegated_storm(void **state) {
 
 /* ---- Units= over a bus: a fake manager on a direct connection ------------ */
 
-struct fake_unit {
-        const char *name;
-        char cgroup[128];
-};
-
-struct fake_manager {
-        sd_bus *srv;
-        struct fake_unit units[8];
-        unsigned n, subscribed, gets;
-};
-
-static int fm_list(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        struct fake_manager *fm = userdata;
-        sd_bus_message *reply = NULL;
-        char **states = NULL, **patterns = NULL;
-        int r;
-
-        assert_true(sd_bus_message_read_strv(m, &states) >= 0);
-        assert_true(sd_bus_message_read_strv(m, &patterns) >= 0);
-        assert_true(sd_bus_message_new_method_return(m, &reply) >= 0);
-        assert_true(sd_bus_message_open_container(reply, 'a', "(ssssssouso)") >= 0);
-        for (unsigned i = 0; i < fm->n; i++) {
-                char *path = NULL;
-                bool hit = false;
-                for (char **p = patterns; p && *p; p++)
-                        hit = hit || fnmatch(*p, fm->units[i].name, 0) == 0;
-                if (!hit)
-                        continue;
-                assert_true(sd_bus_path_encode("/org/freedesktop/systemd1/unit", fm->units[i].name, &path) >= 0);
-                assert_true(sd_bus_message_append(reply, "(ssssssouso)", fm->units[i].name, "", "loaded", "active",
-                                                  "running", "", path, 0, "", "/") >= 0);
-                free(path);
-        }
-        assert_true(sd_bus_message_close_container(reply) >= 0);
-        r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        for (char **p = states; p && *p; p++)
-                free(*p);
-        free(states);
-        for (char **p = patterns; p && *p; p++)
-                free(*p);
-        free(patterns);
-        return r < 0 ? r : 1;
-}
-
-static int fm_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        struct fake_manager *fm = userdata;
-
-        fm->subscribed++;
-        return sd_bus_reply_method_return(m, NULL);
-}
-
-/* GetUnit: a loaded unit's path; NoSuchUnit once it is unloaded. */
-static int fm_get_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        struct fake_manager *fm = userdata;
-        const char *name;
-        char *path = NULL;
-        int r;
-
-        assert_true(sd_bus_message_read(m, "s", &name) >= 0);
-        for (unsigned i = 0; i < fm->n; i++)
-                if (strcmp(fm->units[i].name, name) == 0) {
-                        assert_true(sd_bus_path_encode("/org/freedesktop/systemd1/unit", name, &path) >= 0);
-                        r = sd_bus_reply_method_return(m, "o", path);
-                        free(path);
-                        return r;
-                }
-        return sd_bus_reply_method_errorf(m, "org.freedesktop.systemd1.NoSuchUnit", "Unit %s not loaded.", name);
-}
-
-static const sd_bus_vtable fm_vtable[] = {
-        SD_BUS_VTABLE_START(0),
-        SD_BUS_METHOD("ListUnitsByPatterns", "asas", "a(ssssssouso)", fm_list, 0),
-        SD_BUS_METHOD("Subscribe", "", "", fm_subscribe, 0),
-        SD_BUS_METHOD("GetUnit", "s", "o", fm_get_unit, 0),
-        SD_BUS_VTABLE_END,
-};
-
-/* Properties.Get on a unit's object: its ControlGroup. */
-static int fm_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        struct fake_manager *fm = userdata;
-        const char *iface, *prop;
-        char *name = NULL;
-
-        if (!sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "Get"))
-                return 0;
-        assert_true(sd_bus_path_decode(sd_bus_message_get_path(m), "/org/freedesktop/systemd1/unit", &name) > 0);
-        assert_true(sd_bus_message_read(m, "ss", &iface, &prop) >= 0);
+/* Properties.Get on a unit's object: its ControlGroup, on the interface
+ * named by the unit's type. */
+static void fm_asked(const char *unit, const char *iface, const char *prop, void *userdata) {
         assert_string_equal(prop, "ControlGroup");
-        fm->gets++;
-        for (unsigned i = 0; i < fm->n; i++)
-                if (strcmp(fm->units[i].name, name) == 0) {
-                        /* the interface named by the unit's type */
-                        if (strstr(name, ".service"))
-                                assert_string_equal(iface, "org.freedesktop.systemd1.Service");
-                        free(name);
-                        return sd_bus_reply_method_return(m, "v", "s", fm->units[i].cgroup);
-                }
-        free(name);
-        return sd_bus_reply_method_errorf(m, "org.freedesktop.systemd1.NoSuchUnit", "no such unit");
+        if (strstr(unit, ".service"))
+                assert_string_equal(iface, "org.freedesktop.systemd1.Service");
 }
 
 static void fm_signal(struct fake_manager *fm, const char *member, const char *name) {
-        char *path = NULL;
-
-        assert_true(sd_bus_path_encode("/org/freedesktop/systemd1/unit", name, &path) >= 0);
-        if (strcmp(member, "JobRemoved") == 0)
-                assert_true(sd_bus_emit_signal(fm->srv, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
-                                               member, "uoss", 7, "/org/freedesktop/systemd1/job/7", name, "done") >= 0);
-        else
-                assert_true(sd_bus_emit_signal(fm->srv, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
-                                               member, "so", name, path) >= 0);
-        free(path);
+        assert_true(fake_manager_signal(fm, member, name, NULL) >= 0);
 }
 
 struct unit_rec {
@@ -1240,30 +1145,28 @@ static void u_remove(const char *unit, void *userdata) {
 
 static void test_units_bus(void **state) {
         struct rec *r = *state;
-        struct fake_manager fm = { .n = 3 };
+        struct fake_manager fm = { .asked = fm_asked };
         struct unit_rec ur = { 0 };
         struct conf_list pats = { .item = { (char *) "backup@*.service", (char *) "build-*.scope" }, .n = 2 };
         struct units *u = NULL;
-        sd_bus *cl = NULL;
+        sd_bus *srv = NULL, *cl = NULL;
         sd_id128_t id;
         int fds[2];
 
-        fm.units[0] = (struct fake_unit) { "backup@1.service", "/system.slice/backup@1.service" };
-        fm.units[1] = (struct fake_unit) { "db.service", "/system.slice/db.service" };
-        fm.units[2] = (struct fake_unit) { "backup@0.service", "" }; /* loaded, not running */
+        assert_int_equal(fake_manager_set(&fm, "backup@1.service", "/system.slice/backup@1.service"), 0);
+        assert_int_equal(fake_manager_set(&fm, "db.service", "/system.slice/db.service"), 0);
+        assert_int_equal(fake_manager_set(&fm, "backup@0.service", ""), 0); /* loaded, not running */
         start(r, NULL, 0, false, 0);
         ur.f = r->f;
 
         assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds), 0);
         assert_int_equal(sd_id128_randomize(&id), 0);
-        assert_int_equal(sd_bus_new(&fm.srv), 0);
-        assert_int_equal(sd_bus_set_fd(fm.srv, fds[0], fds[0]), 0);
-        assert_int_equal(sd_bus_set_server(fm.srv, 1, id), 0);
-        assert_int_equal(sd_bus_add_object_vtable(fm.srv, NULL, "/org/freedesktop/systemd1",
-                                                  "org.freedesktop.systemd1.Manager", fm_vtable, &fm), 0);
-        assert_int_equal(sd_bus_add_fallback(fm.srv, NULL, "/org/freedesktop/systemd1/unit", fm_unit, &fm), 0);
-        assert_int_equal(sd_bus_start(fm.srv), 0);
-        assert_int_equal(sd_bus_attach_event(fm.srv, r->event, 0), 0);
+        assert_int_equal(sd_bus_new(&srv), 0);
+        assert_int_equal(sd_bus_set_fd(srv, fds[0], fds[0]), 0);
+        assert_int_equal(sd_bus_set_server(srv, 1, id), 0);
+        assert_int_equal(fake_manager_attach(&fm, srv), 0);
+        assert_int_equal(sd_bus_start(srv), 0);
+        assert_int_equal(sd_bus_attach_event(srv, r->event, 0), 0);
         assert_int_equal(sd_bus_new(&cl), 0);
         assert_int_equal(sd_bus_set_fd(cl, fds[1], fds[1]), 0);
         assert_int_equal(sd_bus_start(cl), 0);
@@ -1282,14 +1185,14 @@ static void test_units_bus(void **state) {
         assert_int_equal(m->pattern, FOLLOW_UNIT);
 
         /* a transient scope: UnitNew before its cgroup, then its start job */
-        fm.units[fm.n++] = (struct fake_unit) { "build-1234.scope", "" };
+        assert_int_equal(fake_manager_set(&fm, "build-1234.scope", ""), 0);
         fm_signal(&fm, "UnitNew", "build-1234.scope");
         unsigned gets = fm.gets + 1;
         run_until(r, &fm.gets, gets, USEC_PER_SEC);
         while (sd_event_run(r->event, 0) > 0)
                 ;
         assert_int_equal(ur.adds, 1);
-        snprintf(fm.units[3].cgroup, sizeof(fm.units[3].cgroup), "/batch.slice/build-1234.scope");
+        assert_int_equal(fake_manager_set(&fm, "build-1234.scope", "/batch.slice/build-1234.scope"), 0);
         fm_signal(&fm, "JobRemoved", "build-1234.scope");
         assert_true(run_until(r, &ur.adds, 2, USEC_PER_SEC) < USEC_PER_SEC);
         assert_string_equal(ur.last_unit, "build-1234.scope");
@@ -1299,19 +1202,19 @@ static void test_units_bus(void **state) {
         gets = fm.gets;
         fm_signal(&fm, "UnitNew", "db.service");
         /* stopped: the stop job leaves no cgroup; then unloaded */
-        fm.units[0].cgroup[0] = '\0';
+        assert_int_equal(fake_manager_set(&fm, "backup@1.service", ""), 0);
         fm_signal(&fm, "JobRemoved", "backup@1.service");
         assert_true(run_until(r, &ur.removes, 1, USEC_PER_SEC) < USEC_PER_SEC);
         assert_int_equal(fm.gets, gets + 1);
         assert_null(follow_find(r->f, "/sys/fs/cgroup/system.slice/backup@1.service"));
-        fm.n--; /* unloaded: the manager says so when asked */
+        fake_manager_drop(&fm, "build-1234.scope"); /* unloaded: the manager says so when asked */
         fm_signal(&fm, "UnitRemoved", "build-1234.scope");
         assert_true(run_until(r, &ur.removes, 2, USEC_PER_SEC) < USEC_PER_SEC);
         assert_int_equal(follow_count(r->f), 0);
         assert_int_equal(units_count(u), 0);
 
         units_free(u);
-        sd_bus_flush_close_unref(fm.srv);
+        sd_bus_flush_close_unref(srv);
 }
 
 static void test_units_no_bus(void **state) {

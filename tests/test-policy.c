@@ -503,6 +503,65 @@ static void calm_returns_to_baseline_after_hold(void **state) {
         assert_int_equal(d.next_usec, p.idle_check_usec);
 }
 
+/* Issue 48: with batch work known, the rules read the rest's pressure.
+ * system: the max over every source (the batch's own stalls in it);
+ * rest: the rest's, valid or not. */
+static struct policy_decision whose(const struct policy_params *p, struct policy_state *s, double t, double system,
+                                    bool rest_valid, double rest) {
+        struct policy_sample in = { .now = S(t), .pressure_valid = true, .pressure = system, .stores = true,
+                                    .pool = 10, .batch = 5, .n_batch = 1, .triggers_armed = true,
+                                    .batch_known = true, .rest_valid = rest_valid, .rest_pressure = rest };
+        struct policy_decision d;
+
+        policy_decide(p, s, &in, &d);
+        return d;
+}
+
+static void batch_stalls_are_not_the_rests_pressure(void **state) {
+        struct policy_params p = params();
+        struct policy_state s;
+        struct policy_decision d;
+
+        p.batch = true;
+        p.batch_max = 50;
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        /* the batch stalls 40 %, the rest not at all: no rule sees pressure
+         * (rule 2 keeps the shrinker on), the pressure is calm, and an idle
+         * daemon sleeps to its idle check */
+        for (int t = 100; t <= 140; t++) {
+                d = whose(&p, &s, t, 40, true, 0);
+                assert_int_equal(d.set, KNOB_UNSET);
+                assert_int_equal(d.mode, MODE_IDLE);
+                assert_true(d.pressure_valid && d.rest);
+                assert_true(d.pressure == 0);
+        }
+        assert_true(s.calm);
+        assert_int_equal(d.next_usec, p.idle_check_usec);
+        /* the rest stalls: off, and said as the rest's */
+        d = whose(&p, &s, 141, 40, true, 30);
+        assert_int_equal(d.set, KNOB_OFF);
+        assert_int_equal(d.reason, REASON_PRESSURE);
+        assert_string_equal(d.text, "pressure of the rest 30.0% >= 10%, pool 10% of limit");
+        /* calm is the rest's too: the batch still stalls 40 % */
+        whose(&p, &s, 142, 40, true, 1);
+        d = whose(&p, &s, 172, 40, true, 1);
+        assert_int_equal(d.set, KNOB_ON);
+        assert_int_equal(d.reason, REASON_CALM);
+        assert_string_equal(d.text, "pressure of the rest below 2% for 30 s");
+        /* the rest not measured: no figure at all, never the system's */
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        d = whose(&p, &s, 200, 40, false, 0);
+        assert_false(d.pressure_valid);
+        assert_int_equal(d.set, KNOB_UNSET);
+        assert_false(s.calm);
+        /* no batch work known: the system's figure, as ever */
+        policy_init(&s, KNOB_ON, KNOB_ON);
+        d = step(&p, &s, 300, 40, true, 10);
+        assert_false(d.rest);
+        assert_int_equal(d.set, KNOB_OFF);
+        assert_string_equal(d.text, "pressure 40.0% >= 10%, pool 10% of limit");
+}
+
 static void calm_interrupted_restarts_hold(void **state) {
         struct policy_params p = params();
         struct policy_state s;
@@ -1317,6 +1376,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(cap_never_above_the_limit_from_before),
                 cmocka_unit_test(reasons_keep_their_numbers),
+                cmocka_unit_test(batch_stalls_are_not_the_rests_pressure),
                 cmocka_unit_test(start_goes_to_the_baseline),
                 cmocka_unit_test(newcomer_gets_its_share),
                 cmocka_unit_test(division_by_what_each_holds),

@@ -278,6 +278,82 @@ static void pressure_overlap_by_ancestry(void **state) {
         conf_free(&c);
 }
 
+static unsigned count_rest(const struct sources *s, const char *name) {
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < s->n; i++)
+                n += s->src[i].rest && (!name || strcmp(s->src[i].spec, name) == 0);
+        return n;
+}
+
+static void psi_total(const char *root, const char *dir, unsigned long long total) {
+        char rel[1024];
+
+        snprintf(rel, sizeof(rel), "/sys/fs/cgroup/%s/memory.pressure", dir);
+        tu_write(root, rel, "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\nfull total=0\n", total);
+}
+
+/* Issue 48: the rest, read while batch work is known and no [Pressure]
+ * cgroup is there: the top-level cgroups that are no batch work and hold
+ * none, in places of their own (bounded), never a pressure source for the
+ * caps, never in the system's figure; read again when the batch changes. */
+static void rest_is_the_cgroups_apart_from_the_batch(void **state) {
+        const char *root = *state;
+        char dir[512];
+        struct kernel k;
+        struct sources s;
+        struct conf c;
+        double pct;
+
+        tu_write(root, "/proc/pressure/memory", "some total=0\nfull total=0\n");
+        psi_total(root, "batch.slice", 0);
+        for (int i = 0; i < 40; i++) {
+                snprintf(dir, sizeof(dir), "svc-%02d.slice", i);
+                psi_total(root, dir, 0);
+        }
+        psi_total(root, "svc-03.slice/a.service", 0);
+        psi_total(root, "svc-03.slice/b.service", 0);
+        setup_sources(root, &k, &s, &c, "[Pressure]\nSystem=yes\n[Batch]\nCgroups=batch.slice\n");
+        assert_true(sources_batch_known(&s));
+        assert_int_equal(sources_reads(&s), SOURCES_READ_REST);
+        sources_sample(&s, 0); /* looked for at the first sample */
+        assert_int_equal(count_rest(&s, NULL), SOURCES_MAX_REST);
+        assert_int_equal(count_rest(&s, "batch.slice"), 0);
+        assert_int_equal(count_rest(&s, "svc-00.slice"), 1);
+        assert_false(sources_is_pressure(&s, "/sys/fs/cgroup/svc-00.slice"));
+        /* svc-00.slice stalls half a second: the rest's figure, not the system's */
+        psi_total(root, "svc-00.slice", 500000);
+        tu_write(root, "/proc/pressure/memory", "some total=100000\nfull total=0\n");
+        assert_true(sources_sample(&s, 1000000) == 10);
+        assert_true(sources_rest_pressure(&s, &pct));
+        assert_true(pct == 50);
+        assert_string_equal(s.rest_of, "the rest: svc-00.slice");
+        /* batch work in svc-03.slice: read as its other children from the next sample */
+        assert_int_equal(sources_follow_add(&s, "/sys/fs/cgroup/svc-03.slice/b.service", true), 0);
+        sources_sample(&s, 1000000);
+        assert_int_equal(count_rest(&s, "svc-03.slice"), 0);
+        assert_int_equal(count_rest(&s, "svc-03.slice/a.service"), 1);
+        assert_int_equal(count_rest(&s, "svc-03.slice/b.service"), 0);
+        /* a [Pressure] cgroup comes: that one is the rest, the others go */
+        assert_int_equal(sources_follow_add(&s, "/sys/fs/cgroup/svc-01.slice", false), 0);
+        assert_int_equal(sources_reads(&s), SOURCES_READ_NAMED);
+        sources_sample(&s, 1000000);
+        assert_int_equal(count_rest(&s, NULL), 0);
+        /* the batch goes: every source again, nothing of the rest */
+        sources_follow_remove(&s, "/sys/fs/cgroup/svc-03.slice/b.service", true);
+        sources_follow_remove(&s, "/sys/fs/cgroup/svc-01.slice", false);
+        assert_true(sources_batch_known(&s)); /* batch.slice, named */
+        snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup/batch.slice", root);
+        tu_rm_rf(dir);
+        sources_sample(&s, 1000000); /* the named one is retried: gone */
+        assert_false(sources_batch_known(&s));
+        assert_int_equal(sources_reads(&s), SOURCES_READ_ALL);
+        sources_sample(&s, 1000000);
+        assert_int_equal(count_rest(&s, NULL), 0);
+        sources_free(&s);
+        conf_free(&c);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(parse_some_and_full),
@@ -291,6 +367,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(batch_and_pressure_places_apart, tu_setup_tmpdir,
                                                 tu_teardown_tmpdir),
                 cmocka_unit_test_setup_teardown(pressure_overlap_by_ancestry, tu_setup_tmpdir, tu_teardown_tmpdir),
+                cmocka_unit_test_setup_teardown(rest_is_the_cgroups_apart_from_the_batch, tu_setup_tmpdir,
+                                                tu_teardown_tmpdir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "manager.h"
 #include "exit-code.h"
+#include "replay.h"
 #include "restore.h"
 #include "savefile.h"
 #include "snapshot.h"
@@ -34,6 +35,10 @@ struct fake {
         char *root;
         char state[512], conf[512];
         uint64_t psi_total, zswpout, pool_kb;
+        /* system.slice's stalls, on a cgroup v2 tree: the system's (the
+         * service is what stalls), unless svc_apart */
+        bool svc_apart;
+        uint64_t svc_total;
         bool broken_meminfo;
         const char *meminfo;    /* instead of the usual one */
         char log[64][512];
@@ -78,10 +83,21 @@ static void dump_log(struct fake *f) {
 
 #define assert_logged(f, s) do { if (!logged(f, s)) { dump_log(f); fail_msg("not logged: %s", s); } } while (0)
 
+static bool exists(struct fake *f, const char *rel) {
+        char path[1024];
+
+        snprintf(path, sizeof(path), "%s%s", f->root, rel);
+        return access(path, F_OK) == 0;
+}
+
 static void write_world(struct fake *f) {
         tu_write(f->root, "/proc/pressure/memory",
                  "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
                  (unsigned long long) f->psi_total);
+        if (exists(f, "/sys/fs/cgroup/cgroup.controllers"))
+                tu_write(f->root, "/sys/fs/cgroup/system.slice/memory.pressure",
+                         "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\nfull avg10=0.00 avg60=0.00 avg300=0.00 "
+                         "total=0\n", (unsigned long long) (f->svc_apart ? f->svc_total : f->psi_total));
         if (f->broken_meminfo)
                 tu_write(f->root, "/proc/meminfo", "garbage\n");
         else if (f->meminfo)
@@ -526,6 +542,7 @@ static void with_batch_slice(struct fake *f) {
         tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
         tu_write(f->root, "/sys/fs/cgroup/batch.slice/memory.zswap.max", "max\n");
         batch_use(f, 0);
+        write_world(f); /* and system.slice's stalls */
 }
 
 /* Issue 46: a cap on a cgroup that holds the daemon's own reaches the
@@ -743,6 +760,164 @@ static void batch_without_v2_is_said_once(void **state) {
         at(f, 2, 30, 500, 12);
         assert_int_equal(count_logged(f, "Batch:"), 2);
         assert_string_equal(knob(f), "N"); /* the knob works regardless */
+}
+
+/* A cgroup's memory.pressure with this stall total. */
+static void psi_file(struct fake *f, const char *dir, uint64_t total) {
+        char rel[512];
+
+        snprintf(rel, sizeof(rel), "/sys/fs/cgroup/%s/memory.pressure", dir);
+        tu_write(f->root, rel, "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\nfull avg10=0.00 avg60=0.00 "
+                               "avg300=0.00 total=0\n", (unsigned long long) total);
+}
+
+/* Issue 48 (diurnal-y): with batch work known and nothing named, the
+ * system's figure is mostly the batch's own stalls. The batch stalls 40 %,
+ * the service (system.slice) not at all: the shrinker stays on. When the
+ * service stalls, it goes off. (Before: off at the first sample.) */
+static void batch_stalls_are_not_the_services(void **state) {
+        struct fake *f = *state;
+
+        with_batch_slice(f);
+        f->svc_apart = true;
+        write_world(f);
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
+        for (int t = 1; t <= 10; t++) {
+                batch_use(f, 5);
+                at(f, t, 40, 500, 12);
+                assert_string_equal(knob(f), "Y");
+                assert_int_equal(f->m.steer.policy.mode, MODE_IDLE);
+        }
+        assert_logged(f, "Pressure: batch work is known and no [Pressure] cgroup is there: the rules read the "
+                         "rest, the cgroups that are no batch work and hold none (system.slice), not the system's "
+                         "figure, which is then mostly the batch's own stalls");
+        assert_string_equal(f->m.report.status,
+                            "Idle, shrinker_enabled=Y, pressure 0.0% (the rest: system.slice), pool 12% of limit");
+        assert_int_equal(count_logged(f, "Pressure: "), 1); /* said once */
+        /* the service stalls 30 % of the next second: off */
+        f->svc_total += 300000;
+        at(f, 11, 40, 500, 12);
+        assert_string_equal(knob(f), "N");
+        assert_logged(f, "Shrinker off: pressure of the rest 30.0% >= 10%, pool 12% of limit");
+        assert_string_equal(f->m.report.status, "Favouring stores, shrinker_enabled=N, pressure 30.0% (the rest: "
+                                                "system.slice), pool 12% of limit");
+        /* and back when the service is calm, the batch stalling on */
+        for (int t = 12; t <= 18; t++)
+                at(f, t, 40, 500, 12);
+        assert_string_equal(knob(f), "Y");
+        assert_logged(f, "Shrinker back to baseline (on): pressure of the rest below 2% for 5 s");
+}
+
+/* The batch lies in system.slice: system.slice (its stalls are the batch's
+ * too) is read as its other children; user.slice as it is. */
+static void batch_inside_a_slice_reads_its_siblings(void **state) {
+        struct fake *f = *state;
+        uint64_t batch = 0, app = 0, user = 0;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
+        tu_write(f->root, "/sys/fs/cgroup/system.slice/batch.service/memory.zswap.max", "max\n");
+        tu_write(f->root, "/sys/fs/cgroup/system.slice/batch.service/memory.zswap.current", "0\n");
+        f->svc_apart = true;
+        write_world(f);
+        psi_file(f, "system.slice/batch.service", 0);
+        psi_file(f, "system.slice/app.service", 0);
+        psi_file(f, "user.slice", 0);
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=system.slice/batch.service\n"), 0);
+        for (int t = 1; t <= 5; t++) {
+                batch += 400000;
+                f->svc_total += 400000; /* system.slice: the batch's stalls */
+                psi_file(f, "system.slice/batch.service", batch);
+                at(f, t, 40, 500, 12);
+                assert_string_equal(knob(f), "Y");
+        }
+        assert_logged(f, "the rules read the rest, the cgroups that are no batch work and hold none "
+                         "(system.slice/app.service, user.slice)");
+        /* user.slice stalls a little, app.service more: the max counts */
+        user += 50000;
+        app += 200000;
+        psi_file(f, "user.slice", user);
+        psi_file(f, "system.slice/app.service", app);
+        at(f, 6, 40, 500, 12);
+        assert_string_equal(knob(f), "N");
+        assert_string_equal(f->m.report.status, "Favouring stores, shrinker_enabled=N, pressure 20.0% (the rest: "
+                                                "system.slice/app.service), pool 12% of limit");
+}
+
+/* A named pressure source is the rest: the system's figure (the batch's
+ * stalls) is not read, the named cgroup's is. */
+static void batch_known_reads_the_named_source(void **state) {
+        struct fake *f = *state;
+
+        with_batch_slice(f);
+        psi_file(f, "app.slice", 0);
+        assert_int_equal(start(f, QUICK "[Pressure]\nCgroups=app.slice\n[Batch]\nCgroups=batch.slice\n"), 0);
+        at(f, 1, 40, 500, 12);
+        at(f, 2, 40, 500, 12);
+        assert_string_equal(knob(f), "Y");
+        assert_logged(f, "Pressure: batch work is known: the rules read the [Pressure] cgroups' pressure (the "
+                         "rest)");
+        psi_file(f, "app.slice", 250000);
+        at(f, 3, 40, 500, 12);
+        assert_string_equal(knob(f), "N");
+        assert_string_equal(f->m.report.status, "Favouring stores, shrinker_enabled=N, pressure 25.0% (the rest: "
+                                                "app.slice), pool 12% of limit");
+}
+
+/* The recording carries the rest's pressure (A lines): replay --verify
+ * reproduces what the daemon decided while the batch stalled. Without
+ * them (a recording before 0.3.0) the rules read the S lines' figure,
+ * as those daemons did: here that would have turned the shrinker off. */
+static void recording_carries_the_rests_pressure(void **state) {
+        struct fake *f = *state;
+        char rec[600], bare[600], err[512], line[512];
+        struct replay_options o = { .quiet = true };
+        struct conf c;
+        FILE *in, *out, *null = fopen("/dev/null", "w");
+        unsigned a_lines = 0;
+
+        with_batch_slice(f);
+        f->svc_apart = true;
+        write_world(f);
+        snprintf(rec, sizeof(rec), "%s/z.rec", f->root);
+        snprintf(bare, sizeof(bare), "%s/bare.rec", f->root);
+        tu_write(f->root, "/zswap-tuned.conf", "%s", QUICK "[Batch]\nCgroups=batch.slice\n");
+        manager_init(&f->m);
+        f->m.config_path = f->conf;
+        f->m.use_udev = false;
+        f->m.record_path = rec;
+        snprintf(f->m.state_dir, sizeof(f->m.state_dir), "%s", f->state);
+        kernel_init(&f->m.kernel, f->root);
+        assert_int_equal(manager_load_config(&f->m, err, sizeof(err)), 0);
+        assert_int_equal(manager_start(&f->m, NULL), 0);
+        f->t0 = f->m.last_sample;
+        for (int t = 1; t <= 5; t++)
+                at(f, t, 40, 500, 12);
+        assert_string_equal(knob(f), "Y");
+        f->svc_total += 300000;
+        at(f, 6, 40, 500, 12);
+        assert_string_equal(knob(f), "N");
+        record_close(&f->m.recorder);
+
+        in = fopen(rec, "r");
+        out = fopen(bare, "w");
+        assert_non_null(in);
+        assert_non_null(out);
+        while (fgets(line, sizeof(line), in)) {
+                if (line[0] == 'A')
+                        a_lines++;
+                else
+                        fputs(line, out);
+        }
+        fclose(in);
+        fclose(out);
+        assert_true(a_lines >= 6);
+        conf_defaults(&c);
+        assert_int_equal(conf_load(&c, f->conf, err, sizeof(err)), 0);
+        o.verify = true;
+        assert_int_equal(replay(rec, &c, &o, null), 0);
+        assert_int_equal(replay(bare, &c, &o, null), 1); /* the system's 40 %: off at once */
+        conf_free(&c);
+        fclose(null);
 }
 
 static void batch_dry_run_writes_nothing(void **state) {
@@ -1444,6 +1619,10 @@ int main(void) {
                 T(batch_fixed_path_around_own_cgroup_refused),
                 T(batch_cap_survives_sigkill),
                 T(batch_without_v2_is_said_once),
+                T(batch_stalls_are_not_the_services),
+                T(batch_inside_a_slice_reads_its_siblings),
+                T(batch_known_reads_the_named_source),
+                T(recording_carries_the_rests_pressure),
                 T(batch_dry_run_writes_nothing),
                 T(unreadable_pool_goes_back_to_baseline),
                 T(zswap_disabled_at_run_time),

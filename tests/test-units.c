@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Units= (units.c) on a real bus: a private dbus-daemon with the system
  * bus's default policy (anyone may send a signal to anyone), a fake systemd
- * manager that owns org.freedesktop.systemd1 and answers from a table, and
- * another connection that forges the manager's signals, as any local user
- * can. Only the manager's own signals count, a unit's object path is its
+ * manager (tests/fake-manager.c) that owns org.freedesktop.systemd1 and
+ * answers from a table, and another connection that forges the manager's
+ * signals, as any local user can. Only the manager's own signals count, a unit's object path is its
  * name's, a UnitRemoved is confirmed, and a bus that goes away and comes
  * back is followed again. No root needed; skipped without dbus-daemon. */
 #include <stdarg.h>
@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fnmatch.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,12 +26,13 @@
 #include <systemd/sd-event.h>
 
 #include "conf.h"
+#include "fake-manager.h"
 #include "log.h"
 #include "testutil.h"
 #include "units.h"
 #include "util.h"
 
-#define UNIT_PATH "/org/freedesktop/systemd1/unit"
+#define UNIT_PATH FAKE_MANAGER_UNIT_PATH
 
 /* ---- unit patterns name their type ---------------------------------------- */
 
@@ -93,19 +93,12 @@ static void test_pattern_refused_at_load(void **state) {
 
 /* ---- a private bus ---------------------------------------------------------- */
 
-struct fake_unit {
-        char name[64], cgroup[128];
-};
-
 struct t {
         char *dir, address[PATH_MAX + 16];
         pid_t bus_pid;
         sd_event *event;
-        sd_bus *fm;     /* the fake manager: owns org.freedesktop.systemd1 */
-        sd_bus *forger; /* anyone else on the bus */
-        struct fake_unit units[8];
-        unsigned n, gets, subscribed;
-        bool list_lies; /* the listing names db.service's object for every unit */
+        struct fake_manager fm; /* owns org.freedesktop.systemd1 */
+        sd_bus *forger;         /* anyone else on the bus */
         struct units *u;
         /* what units.c made of it: unit -> cgroup, as a match set would */
         struct fake_unit taken[8];
@@ -183,96 +176,9 @@ static void stop_bus(struct t *t) {
         (void) unlink(sock);
 }
 
-static int fm_list(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        struct t *t = userdata;
-        sd_bus_message *reply = NULL;
-        char **states = NULL, **patterns = NULL;
-        int r;
-
-        assert_true(sd_bus_message_read_strv(m, &states) >= 0);
-        assert_true(sd_bus_message_read_strv(m, &patterns) >= 0);
-        assert_true(sd_bus_message_new_method_return(m, &reply) >= 0);
-        assert_true(sd_bus_message_open_container(reply, 'a', "(ssssssouso)") >= 0);
-        for (unsigned i = 0; i < t->n; i++) {
-                char *path = NULL;
-                bool hit = false;
-                for (char **p = patterns; p && *p; p++)
-                        hit = hit || fnmatch(*p, t->units[i].name, 0) == 0;
-                if (!hit)
-                        continue;
-                assert_true(sd_bus_path_encode(UNIT_PATH, t->units[i].name, &path) >= 0);
-                assert_true(sd_bus_message_append(reply, "(ssssssouso)", t->units[i].name, "", "loaded", "active",
-                                                  "running", "", t->list_lies ? UNIT_PATH "/db_2eservice" : path, 0,
-                                                  "", "/") >= 0);
-                free(path);
-        }
-        assert_true(sd_bus_message_close_container(reply) >= 0);
-        r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        for (char **p = states; p && *p; p++)
-                free(*p);
-        free(states);
-        for (char **p = patterns; p && *p; p++)
-                free(*p);
-        free(patterns);
-        return r < 0 ? r : 1;
-}
-
-static int fm_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        ((struct t *) userdata)->subscribed++;
-        return sd_bus_reply_method_return(m, NULL);
-}
-
-static int find(const struct fake_unit *a, unsigned n, const char *name) {
-        for (unsigned i = 0; i < n; i++)
-                if (strcmp(a[i].name, name) == 0)
-                        return (int) i;
-        return -1;
-}
-
-static int fm_get_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        struct t *t = userdata;
-        const char *name;
-        char *path = NULL;
-        int r;
-
-        assert_true(sd_bus_message_read(m, "s", &name) >= 0);
-        if (find(t->units, t->n, name) < 0)
-                return sd_bus_reply_method_errorf(m, "org.freedesktop.systemd1.NoSuchUnit", "Unit %s not loaded.",
-                                                  name);
-        assert_true(sd_bus_path_encode(UNIT_PATH, name, &path) >= 0);
-        r = sd_bus_reply_method_return(m, "o", path);
-        free(path);
-        return r;
-}
-
-static const sd_bus_vtable fm_vtable[] = {
-        SD_BUS_VTABLE_START(0),
-        SD_BUS_METHOD("ListUnitsByPatterns", "asas", "a(ssssssouso)", fm_list, 0),
-        SD_BUS_METHOD("Subscribe", "", "", fm_subscribe, 0),
-        SD_BUS_METHOD("GetUnit", "s", "o", fm_get_unit, 0),
-        SD_BUS_VTABLE_END,
-};
-
-/* Properties.Get(ControlGroup) on a unit's object: the unit its path names. */
-static int fm_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        struct t *t = userdata;
-        const char *iface, *prop;
-        char *name = NULL;
-        int i, r;
-
-        if (!sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "Get"))
-                return 0;
-        assert_true(sd_bus_path_decode(sd_bus_message_get_path(m), UNIT_PATH, &name) > 0);
-        assert_true(sd_bus_message_read(m, "ss", &iface, &prop) >= 0);
+/* Properties.Get on a unit's object: units.c asks for its ControlGroup. */
+static void asked(const char *unit, const char *iface, const char *prop, void *userdata) {
         assert_string_equal(prop, "ControlGroup");
-        t->gets++;
-        i = find(t->units, t->n, name);
-        free(name);
-        if (i < 0) /* systemd loads it to answer: an inactive unit */
-                return sd_bus_reply_method_return(m, "v", "s", "");
-        r = sd_bus_reply_method_return(m, "v", "s", t->units[i].cgroup);
-        return r;
 }
 
 static sd_bus *connect_to(struct t *t) {
@@ -286,35 +192,18 @@ static sd_bus *connect_to(struct t *t) {
 }
 
 static void start_manager(struct t *t) {
-        t->fm = connect_to(t);
-        assert_int_equal(sd_bus_add_object_vtable(t->fm, NULL, "/org/freedesktop/systemd1",
-                                                  "org.freedesktop.systemd1.Manager", fm_vtable, t), 0);
-        assert_int_equal(sd_bus_add_fallback(t->fm, NULL, UNIT_PATH, fm_unit, t), 0);
-        assert_true(sd_bus_request_name(t->fm, "org.freedesktop.systemd1", 0) >= 0);
-        assert_int_equal(sd_bus_attach_event(t->fm, t->event, 0), 0);
+        assert_int_equal(fake_manager_attach(&t->fm, connect_to(t)), 0);
+        assert_true(sd_bus_request_name(t->fm.bus, "org.freedesktop.systemd1", 0) >= 0);
+        assert_int_equal(sd_bus_attach_event(t->fm.bus, t->event, 0), 0);
 }
 
 static void set_unit(struct t *t, const char *name, const char *cgroup) {
-        int i = find(t->units, t->n, name);
-
-        if (i < 0) {
-                assert_true(t->n < ELEMENTSOF(t->units));
-                i = (int) t->n++;
-        }
-        snprintf(t->units[i].name, sizeof(t->units[i].name), "%s", name);
-        snprintf(t->units[i].cgroup, sizeof(t->units[i].cgroup), "%s", cgroup);
-}
-
-static void drop_unit(struct t *t, const char *name) {
-        int i = find(t->units, t->n, name);
-
-        if (i >= 0)
-                t->units[i] = t->units[--t->n];
+        assert_int_equal(fake_manager_set(&t->fm, name, cgroup), 0);
 }
 
 static void on_add(const char *unit, const char *cgroup, void *userdata) {
         struct t *t = userdata;
-        int i = find(t->taken, t->n_taken, unit);
+        int i = fake_manager_find(t->taken, t->n_taken, unit);
 
         t->adds++;
         if (i < 0) {
@@ -327,7 +216,7 @@ static void on_add(const char *unit, const char *cgroup, void *userdata) {
 
 static void on_remove(const char *unit, void *userdata) {
         struct t *t = userdata;
-        int i = find(t->taken, t->n_taken, unit);
+        int i = fake_manager_find(t->taken, t->n_taken, unit);
 
         t->removes++;
         assert_true(i >= 0);
@@ -336,7 +225,7 @@ static void on_remove(const char *unit, void *userdata) {
 
 /* The cgroup units.c gave the unit, or NULL. */
 static const char *taken(const struct t *t, const char *unit) {
-        int i = find(t->taken, t->n_taken, unit);
+        int i = fake_manager_find(t->taken, t->n_taken, unit);
 
         return i < 0 ? NULL : t->taken[i].cgroup;
 }
@@ -350,17 +239,7 @@ static bool cgroup_taken(const struct t *t, const char *cgroup) {
 }
 
 static void manager_signal(struct t *t, const char *member, const char *name, const char *path) {
-        char *p = NULL;
-
-        assert_true(sd_bus_path_encode(UNIT_PATH, name, &p) >= 0);
-        if (strcmp(member, "JobRemoved") == 0)
-                assert_true(sd_bus_emit_signal(t->fm, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
-                                               member, "uoss", 7, "/org/freedesktop/systemd1/job/7", name,
-                                               "done") >= 0);
-        else
-                assert_true(sd_bus_emit_signal(t->fm, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
-                                               member, "so", name, path ? path : p) >= 0);
-        free(p);
+        assert_true(fake_manager_signal(&t->fm, member, name, path) >= 0);
 }
 
 /* A unit starts: the manager's UnitNew, awaited until units.c takes it.
@@ -381,7 +260,7 @@ static void units_name(struct t *t, char *buf, size_t size) {
         char **names = NULL;
         const char *fm = NULL, *forger = NULL;
 
-        assert_true(sd_bus_get_unique_name(t->fm, &fm) >= 0);
+        assert_true(sd_bus_get_unique_name(t->fm.bus, &fm) >= 0);
         assert_true(sd_bus_get_unique_name(t->forger, &forger) >= 0);
         assert_true(sd_bus_list_names(t->forger, &names, NULL) >= 0);
         buf[0] = '\0';
@@ -449,6 +328,7 @@ static int bus_setup(void **state) {
                  "</busconfig>\n",
                  t->dir);
         assert_int_equal(sd_event_new(&t->event), 0);
+        t->fm.asked = asked;
         log_set_hook(hook, t);
         *state = t;
         if (access("/usr/bin/dbus-daemon", X_OK) != 0 && access("/bin/dbus-daemon", X_OK) != 0) {
@@ -466,7 +346,7 @@ static int bus_teardown(void **state) {
         struct t *t = *state;
 
         t->u = units_free(t->u);
-        sd_bus_flush_close_unref(t->fm);
+        sd_bus_flush_close_unref(t->fm.bus);
         sd_bus_flush_close_unref(t->forger);
         stop_bus(t);
         log_set_hook(NULL, NULL);
@@ -490,7 +370,7 @@ static void follow(struct t *t) {
         assert_int_equal(units_new(&t->u, t->event, NULL, &pats, on_add, on_remove, t), 0);
         AWAIT(t, units_listed(t->u) && t->adds == 1);
         assert_string_equal(taken(t, "backup@1.service"), "/system.slice/backup@1.service");
-        assert_int_equal(t->subscribed, 1);
+        assert_int_equal(t->fm.subscribed, 1);
 }
 
 /* As user nobody: busctl emit --destination=<the daemon> ... UnitNew
@@ -530,7 +410,7 @@ static void test_forged_owner_change(void **state) {
         const char *fm = NULL, *forger = NULL;
 
         follow(t);
-        assert_true(sd_bus_get_unique_name(t->fm, &fm) >= 0);
+        assert_true(sd_bus_get_unique_name(t->fm.bus, &fm) >= 0);
         assert_true(sd_bus_get_unique_name(t->forger, &forger) >= 0);
         forge(t, "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged", "sss",
               "org.freedesktop.systemd1", fm, forger);
@@ -539,7 +419,7 @@ static void test_forged_owner_change(void **state) {
         /* the real manager still counts */
         marker(t, "backup@2.service");
         assert_int_equal(t->removes, 0);
-        assert_int_equal(t->subscribed, 1);
+        assert_int_equal(t->fm.subscribed, 1);
 }
 
 /* The manager's own UnitNew names an object: the name's is asked all the same. */
@@ -547,7 +427,7 @@ static void test_object_path_from_name(void **state) {
         struct t *t = *state;
 
         /* the listing names db.service's object for backup@1: its own is asked */
-        t->list_lies = true;
+        t->fm.list_path = UNIT_PATH "/db_2eservice";
         follow(t);
         set_unit(t, "backup@3.service", "/system.slice/backup@3.service");
         manager_signal(t, "UnitNew", "backup@3.service", UNIT_PATH "/db_2eservice");
@@ -575,7 +455,7 @@ static void test_unit_removed_confirmed(void **state) {
         assert_int_equal(t->removes, 0);
         assert_non_null(taken(t, "backup@1.service"));
 
-        drop_unit(t, "backup@1.service");
+        fake_manager_drop(&t->fm, "backup@1.service");
         manager_signal(t, "UnitRemoved", "backup@1.service", NULL);
         AWAIT(t, t->removes == 1);
         assert_null(taken(t, "backup@1.service"));
@@ -591,17 +471,17 @@ static void test_manager_reexec(void **state) {
         char old_name[64];
 
         follow(t);
-        assert_true(sd_bus_get_unique_name(t->fm, &old) >= 0);
+        assert_true(sd_bus_get_unique_name(t->fm.bus, &old) >= 0);
         snprintf(old_name, sizeof(old_name), "%s", old);
-        t->fm = sd_bus_flush_close_unref(t->fm);
+        t->fm.bus = sd_bus_flush_close_unref(t->fm.bus);
         AWAIT(t, logged(t, "systemd left the bus") == 1);
         assert_int_equal(t->removes, 0);
         /* while it was away: backup@1 ended, backup@5 started */
-        drop_unit(t, "backup@1.service");
+        fake_manager_drop(&t->fm, "backup@1.service");
         set_unit(t, "backup@5.service", "/system.slice/backup@5.service");
         start_manager(t);
         AWAIT(t, taken(t, "backup@5.service") != NULL && t->removes == 1);
-        assert_int_equal(t->subscribed, 2);
+        assert_int_equal(t->fm.subscribed, 2);
         assert_null(taken(t, "backup@1.service"));
         assert_int_equal(logged(t, "listing the units again"), 1);
         marker(t, "backup@2.service");
@@ -621,16 +501,16 @@ static void test_bus_restart(void **state) {
         assert_int_equal(units_count(t->u), 1);
 
         /* meanwhile backup@1 ended and backup@5 started */
-        t->fm = sd_bus_flush_close_unref(t->fm);
+        t->fm.bus = sd_bus_flush_close_unref(t->fm.bus);
         t->forger = sd_bus_flush_close_unref(t->forger);
-        drop_unit(t, "backup@1.service");
+        fake_manager_drop(&t->fm, "backup@1.service");
         set_unit(t, "backup@5.service", "/system.slice/backup@5.service");
         start_bus(t);
         start_manager(t);
         t->forger = connect_to(t);
         AWAIT(t, taken(t, "backup@5.service") != NULL && t->removes == 1);
         assert_null(taken(t, "backup@1.service"));
-        assert_int_equal(t->subscribed, 2);
+        assert_int_equal(t->fm.subscribed, 2);
 
         /* and the new manager's signals count, a forger's still not */
         marker(t, "backup@2.service");

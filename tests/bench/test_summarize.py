@@ -428,7 +428,7 @@ class CommittedData(unittest.TestCase):
     def test_defaults_aa_resummarised(self):
         d = os.path.join(SRC, 'docs', 'bench', 'defaults-aa')
         if not os.path.exists(os.path.join(d, 'phases.csv')):
-            self.skipTest('no docs/bench/defaults-aa')
+            self.skipTest('no docs/bench/defaults-aa (no docs/bench in a tarball)')
         before = sorted(os.listdir(d))
         rc, out = run_main([d, '--aa', 'N,zt'])
         self.assertEqual(rc, 0)
@@ -444,7 +444,7 @@ class LegacyPlot(unittest.TestCase):
     def test_warmup_run_is_left_out(self):
         src = os.path.join(SRC, 'docs', 'bench', 'write-once-32d38c7')
         if not os.path.exists(os.path.join(src, 'raw', 'runs.tar.xz')):
-            self.skipTest('no docs/bench/write-once-32d38c7')
+            self.skipTest('no docs/bench/write-once-32d38c7 (no docs/bench in a tarball)')
         with tempfile.TemporaryDirectory() as d:
             r = os.path.join(d, 'results')
             os.mkdir(r)

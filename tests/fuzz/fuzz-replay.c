@@ -13,10 +13,10 @@
 /* What an accepted line holds, checked independently of record.c. */
 static void check(const char *line, const struct record_event *ev) {
         static const char fields[] = { ['I'] = 4, ['S'] = 10, ['D'] = 8, ['O'] = 4, ['F'] = 3, ['R'] = 2,
-                                       ['C'] = 6, ['H'] = 5, ['P'] = 3 };
+                                       ['C'] = 6, ['H'] = 5, ['P'] = 3, ['A'] = 4 };
         unsigned commas = 0;
 
-        FUZZ_ASSERT(strchr("ISDOFRCHP", (int) ev->type) && line[0] == (char) ev->type && line[1] == ',');
+        FUZZ_ASSERT(strchr("ISDOFRCHPA", (int) ev->type) && line[0] == (char) ev->type && line[1] == ',');
         for (const char *p = line; *p; p++)
                 commas += *p == ',';
         FUZZ_ASSERT(commas + 1 == (unsigned) fields[(unsigned char) line[0]]);
@@ -49,6 +49,9 @@ static void check(const char *line, const struct record_event *ev) {
                 break;
         case RECORD_CGROUPS:
                 FUZZ_ASSERT(ev->sample.cgroups_valid && isfinite(ev->sample.cgroups_pressure));
+                break;
+        case RECORD_REST:
+                FUZZ_ASSERT(ev->sample.batch_known && isfinite(ev->sample.rest_pressure));
                 break;
         case RECORD_OLD_HOLDER_CG: /* read, never written (LargestHolder=, before 0.3.0) */
         case RECORD_OLD_HOLDER:
