@@ -222,7 +222,7 @@ void protect_tick(struct protect *p, const struct kernel *k, struct restore *rs,
                 const char *why;
                 char dir[512];
 
-                if (src->wake_only || strcmp(src->path, PSI_SYSTEM_MEMORY) == 0 || n <= f ||
+                if (src->wake_only || src->rest || strcmp(src->path, PSI_SYSTEM_MEMORY) == 0 || n <= f ||
                     strcmp(src->path + n - f, PRESSURE_FILE) != 0 || n - f >= sizeof(dir))
                         continue;
                 snprintf(dir, sizeof(dir), "%.*s", (int) (n - f), src->path);

@@ -342,6 +342,10 @@ echo "# $ITER kills in $((($(us) - T_START) / 1000000)) s: ${PHASES[silent]:-0} 
 	"${PHASES[starting]:-0} during start-up, ${PHASES[running]:-0} while running; seed $SEED"
 check "the daemon had changed the knob when killed ($N_KNOB of $ITER)" test "$N_KNOB" -gt 0
 [ $MODE = fake ] && check "the daemon had changed the caps when killed ($N_CAPS of $ITER)" test "$N_CAPS" -gt 0
-[ $MODE = fake ] && check "the daemon held the writeback at 0 when killed ($N_WB of $ITER)" test "$N_WB" -gt 0
+# The writeback is held only in the stall steps and let go at the first calm
+# sample (HoldSec=0), so a kill finds it at 0 in about 1 of 20: a count, not a
+# check (that it is put back after every kill is checked above, and the hold
+# itself by tests/writeback.sh).
+[ $MODE = fake ] && echo "# the daemon held the writeback at 0 when killed in $N_WB of $ITER"
 echo "1..$T_N"
 finish
