@@ -321,51 +321,46 @@ static bool write_refused(int r) {
         return r == -ELOOP || r == -EPERM || r == -ENOTREGULAR || r == -EISDIR;
 }
 
-/* 0: back (said when loud); 1: gone; -EBADMSG: refused; else kept. */
-static int put_back_cap(const struct kernel *k, const struct saved_cap *c, bool loud) {
-        int r = kernel_cap_write(k, c->path, c->value);
-
+/* What a write of a saved cgroup setting (path, back to value) came to:
+ * 0: back; 1: gone; -EBADMSG: refused; else kept for another try. Each
+ * but the first said here. */
+static int put_back_result(int r, const char *path, const char *value, bool loud) {
         if (r == -ENOENT) {
                 if (loud)
-                        log_info("%s is gone; nothing to restore there", c->path);
+                        log_info("%s is gone; nothing to restore there", path);
                 return 1;
         }
         if (write_refused(r)) {
-                log_error("Refusing to write %s: %s", c->path,
+                log_error("Refusing to write %s: %s", path,
                           r == -ELOOP ? "a symlink" : r == -EPERM ? "not a cgroup2 file" : err_str(r));
                 return -EBADMSG;
         }
         if (r < 0) {
-                log_error("Cannot restore %s to %s: %s; kept for another try", c->path, c->value, err_str(r));
+                log_error("Cannot restore %s to %s: %s; kept for another try", path, value, err_str(r));
                 return r;
         }
-        if (loud)
-                log_notice("Restored %s to %s", c->path, c->value);
         return 0;
+}
+
+/* 0: back (said when loud); 1: gone; -EBADMSG: refused; else kept. */
+static int put_back_cap(const struct kernel *k, const struct saved_cap *c, bool loud) {
+        int r = put_back_result(kernel_cap_write(k, c->path, c->value), c->path, c->value, loud);
+
+        if (r == 0 && loud)
+                log_notice("Restored %s to %s", c->path, c->value);
+        return r;
 }
 
 /* The same for a memory.zswap.writeback. */
 static int put_back_writeback(const struct kernel *k, const struct saved_writeback *w, bool loud) {
-        char f_path[600], f_val[32];
+        char f_path[600], f_val[32], value[16];
         const char *fields[] = { "MESSAGE_ID=" MESSAGE_ID_RESTORE, f_path, f_val, NULL };
-        int r = kernel_writeback_write(k, w->path, w->value);
+        int r;
 
-        if (r == -ENOENT) {
-                if (loud)
-                        log_info("%s is gone; nothing to restore there", w->path);
-                return 1;
-        }
-        if (write_refused(r)) {
-                log_error("Refusing to write %s: %s", w->path,
-                          r == -ELOOP ? "a symlink" : r == -EPERM ? "not a cgroup2 file" : err_str(r));
-                return -EBADMSG;
-        }
-        if (r < 0) {
-                log_error("Cannot restore %s to %d: %s; kept for another try", w->path, w->value, err_str(r));
+        snprintf(value, sizeof(value), "%d", w->value);
+        r = put_back_result(kernel_writeback_write(k, w->path, w->value), w->path, value, loud);
+        if (r != 0 || !loud)
                 return r;
-        }
-        if (!loud)
-                return 0;
         snprintf(f_path, sizeof(f_path), "ZSWAP_WRITEBACK_PATH=%s", w->path);
         snprintf(f_val, sizeof(f_val), "ZSWAP_WRITEBACK=%d", w->value);
         log_fields(LOG_NOTICE, fields, "Restored %s to %d", w->path, w->value);
