@@ -45,6 +45,11 @@
 #                the guest's zswap loads slow down when the host is busy (TCG), so on a
 #                shared host a longer delay may be needed to land the ratio in 30-100x
 #   BENCH_SWAP_MB swap disk size (4096)
+#   BENCH_CPU    qemu's -cpu model (default max,-cx16: without cmpxchg16b SLUB keeps off the
+#                instruction TCG mis-emulated in the guest's "double fault" in kmem_cache_alloc
+#                (docs/bench/guest-panic.txt); BENCH_CPU=max is the model of the boots before);
+#                the model and every panic, oops and double fault in the boot's console logs are
+#                counted in results/boot-panics.txt and the summary
 #   BENCH_OUT    where the <family>-<commit>/ directory goes (default $BENCH_WORK/results);
 #                the family is the conf's name (phased.conf: phased)
 #   BENCH_REV    build the daemon from this commit (git archive) instead of the work tree
@@ -69,6 +74,7 @@ DISK=${BENCH_DISK:-nvme}
 case $DISK in nvme) DELAY=1ms ;; sata) DELAY=3ms ;; *) echo "bench: BENCH_DISK is nvme or sata" >&2; exit 2 ;; esac
 DELAY=${BENCH_DELAY:-$DELAY}
 SWAP_MB=${BENCH_SWAP_MB:-4096}
+CPU=${BENCH_CPU:-max,-cx16}
 IMG_SIZE=${BENCH_IMG_SIZE:-8G}
 for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
 	[ -s "$f" ] && { APT_SOURCES=${APT_SOURCES:-$f}; break; }
@@ -292,12 +298,26 @@ boot() {
 	mkdir -p "$SHARE/results"
 	cp "$WORK/serial.log" "$WORK"/serial-panic*.log "$SHARE/results/" 2>/dev/null || true
 	{ echo "panics_before_userspace=$panics"
-	  line=$(console_late_panic "$WORK/serial.log") && echo "panic_after_userspace=$line"; } > "$SHARE/results/boot-panics.txt"
+	  line=$(console_late_panic "$WORK/serial.log") && echo "panic_after_userspace=$line"
+	  panic_count "$WORK/serial.log" "$WORK"/serial-panic*.log; } > "$SHARE/results/boot-panics.txt"
 	if line=$(console_late_panic "$WORK/serial.log"); then
 		echo "bench: the guest panicked after userspace started (a failure): $line"
 	fi
 	[ -f "$SHARE/results/boot.txt" ] || { tail -30 "$WORK/serial.log"; die "guest wrote no results"; }
 	cat "$SHARE/results/boot.txt"
+}
+
+# panic_count LOG...: the boot's guest panics (issue 47: count them per boot, with and without
+# cx16): the qemu CPU model, the console logs read (one per guest boot), the kernel panics
+# ("Kernel panic - not syncing", its "---[ end" line not counted again), the oopses and the
+# double faults among them
+panic_count() {
+	echo "cpu=$CPU"
+	awk 'FNR == 1 { boots++ }
+		/Kernel panic - not syncing/ && !/---\[ end/ { panics++ }
+		/Oops: / { oopses++ }
+		/PANIC: double fault/ { df++ }
+		END { printf "console_logs=%d\nkernel_panics=%d\noopses=%d\ndouble_faults=%d\n", boots, panics, oopses, df }' "$@"
 }
 
 boot_once() {
@@ -314,8 +334,8 @@ boot_once() {
 	local DRIVES=(-drive file="$WORK/vm.img",if=virtio,format=raw,cache=unsafe)
 	grep -q '^BED=legacy' "$CONF" ||
 		DRIVES+=(-drive "file=nbd+unix:///?socket=$SOCK,format=raw,if=virtio,cache=none")
-	echo "bench: booting guest ($MEM MiB, $SMP CPUs, TCG); conf $(basename "$CONF"); swap disk $DISK ($DELAY); serial log $WORK/serial.log"
-	nice -n 19 timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max \
+	echo "bench: booting guest ($MEM MiB, $SMP CPUs, TCG, -cpu $CPU); conf $(basename "$CONF"); swap disk $DISK ($DELAY); serial log $WORK/serial.log"
+	nice -n 19 timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu "$CPU" \
 		-m "$MEM" -smp "$SMP" -nodefaults -display none -serial stdio -no-reboot \
 		-kernel "$WORK/base/vmlinuz" -initrd "$WORK/base/initrd.img" \
 		-append "root=/dev/vda rw console=ttyS0 zswap.enabled=1 zswap.shrinker_enabled=0 mitigations=off panic=-1 ${BENCH_APPEND:-}" \

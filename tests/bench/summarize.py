@@ -591,6 +591,21 @@ class Report:
             self._mde[key] = m
         return self._mde[key]
 
+    def gmean(self, cfg, bk, ph, k):
+        """the geometric mean of a configuration's runs, exp(mean(log(x + c))) - c with the
+        offset c of the ratios (stats.offset): the one mean by which a best static setting is
+        chosen and a daemon measured against it, so that a best static's value and the ratio
+        to it are of the same mean (an arithmetic mean picked N as service-in-zswap's best
+        p99 where caphalf led by the geometric mean the ratios use)"""
+        v = self.vals(cfg, bk, ph, k)
+        if not v:
+            return None
+        c = self.off(bk, ph, k)
+        if any(x + c <= 0 for x in v):
+            return st.mean(v)
+        g = math.exp(st.mean(math.log(x + c) for x in v)) - c
+        return 0.0 if abs(g) < 1e-9 * max(1.0, c) else g
+
     def cmp(self, cfg, bk, ph, k, base=None):
         a, b = self.vals(cfg, bk, ph, k), self.vals(base or self.base, bk, ph, k)
         if not a or not b:
@@ -721,8 +736,18 @@ def predecessor_line(runs, aa):
     most = max((n, c, b) for c, d in pre.items() for b, n in d.items())
     fmt = lambda c: ', '.join(f'{b} {n}' for b, n in sorted(pre.get(c, {}).items()))  # noqa: E731
     twins = (f"`{aa[0]}` after {fmt(aa[0])}; `{aa[1]}` after {fmt(aa[1])}; " if aa else '')
+    firsts = {}
+    seen = set()
+    for d in runs:
+        if d.get('warmup') == '1' or d.get('idx') in seen:
+            continue
+        seen.add(d.get('idx'))
+        c = d['run'].split('.')[0]
+        firsts[c] = firsts.get(c, 0) + 1
     return (f"Predecessors (the run just before; a warm-up run counts): {twins}the most any configuration "
-            f"followed one other: {most[0]} (`{most[1]}` after `{most[2]}`).")
+            f"followed one other: {most[0]} (`{most[1]}` after `{most[2]}`). First in a round: " +
+            ', '.join(f'`{c}` {n}' for c, n in sorted(firsts.items(), key=lambda x: (-x[1], x[0]))) +
+            f' of {len(seen)} rounds.')
 
 
 def aa_split_line(k, ks, exhaustive, n):
@@ -741,6 +766,34 @@ def aa_split_line(k, ks, exhaustive, n):
     return line + 'within this bed\'s noise between runs.'
 
 
+def calib_failed(calib, calib_end):
+    """'' when both calibrations passed (or the end one was not taken), else which failed
+    and its ratio against the range, e.g. 'at the end of the boot: 28.7x, outside 30-100'"""
+    out = []
+    for when, c in (('after the warm-up', calib), ('at the end of the boot', calib_end)):
+        if c and c.get('ok', '1') != '1':
+            out.append(f"{when}: {c.get('ratio', '?')}x, outside {c.get('range', '?')}")
+    if not calib:
+        out.append('no calibration recorded')
+    return '; '.join(out)
+
+
+def panic_line(env):
+    """the boot's guest panics (run.sh's boot-panics.txt): the qemu CPU model and the
+    panics, oopses and double faults in every console log of the boot"""
+    if env.get('console_logs'):
+        line = (f"Guest panics (qemu `-cpu {env.get('cpu', '?')}`, {env['console_logs']} console log(s) of this "
+                f"boot): {env.get('kernel_panics', '?')} kernel panics, {env.get('double_faults', '?')} double "
+                f"faults, {env.get('oopses', '?')} oopses; {env.get('panics_before_userspace', '0')} before "
+                'userspace (booted again).')
+    elif env.get('panics_before_userspace'):
+        line = (f"Guest panics: {env['panics_before_userspace']} before userspace (booted again); the bed of this "
+                'boot did not count panics in its console logs (before issue 47; qemu `-cpu max`).')
+    else:
+        line = 'Guest panics: not recorded by the bed of this boot.'
+    return line
+
+
 def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, warm_note, out):
     p = lambda *a: print(*a, file=out)  # noqa: E731
     status = 0
@@ -754,9 +807,11 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
     p('## Calibration (this boot)')
     p()
     ok = calib.get('ok') == '1'
-    if not ok or calib_end.get('ok', '1') != '1':
+    cflag = calib_failed(calib, calib_end)
+    if cflag:
         status = 3
-        p('**CALIBRATION FAILED: the disk/zswap swap-in ratio is outside its range; these results do not model an SSD.**')
+        p(f'**CALIBRATION FAILED ({cflag}): the disk/zswap swap-in ratio is outside its range; these results do '
+          'not model an SSD, and every figure quoted from this boot must say so.**')
         p()
     p(f"Swap disk profile `{calib.get('profile', '?')}`: random 4 KiB swap-in from the disk p50 "
       f"{calib.get('disk_p50_us', '?')} us, from zswap p50 {calib.get('zswap_p50_us', '?')} us: "
@@ -789,17 +844,18 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
       ', '.join(f"{d['run']}{' (warm-up)' if d.get('warmup') == '1' else ''} {d.get('secs', '?')}" for d in runs) + '.' +
       (f" Order seed {env['seed']} (guest/order.sh: " +
        ('every round in a random order, the rounds drawn so that each configuration follows the others about '
-        'equally often and the A/A twins follow the same ones).' if env.get('order') == 'balanced'
+        'equally often and the A/A twins follow the same ones' +
+        (', and each takes every place in a round about equally often).' if env.get('order') == 'balanced-places'
+         else ').') if env.get('order', '').startswith('balanced')
         else 'a fresh random order every round).') if env.get('seed') else ''))
-    pl = predecessor_line(runs, aa) if env.get('order') == 'balanced' else ''  # older summaries unchanged
+    pl = predecessor_line(runs, aa) if env.get('order', '').startswith('balanced') else ''  # older summaries unchanged
     if pl:
         p()
         p(pl)
     p()
     p(warm_note)
-    if env.get('panics_before_userspace'):
-        p()
-        p(f"Guest panics before userspace (booted again): {env['panics_before_userspace']}.")
+    p()
+    p(panic_line(env))
     if env.get('panic_after_userspace'):
         p()
         p(f"**The guest kernel panicked during the runs** (`{env['panic_after_userspace']}`): the boot ended "
@@ -847,7 +903,7 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
         p()
         p(line)
     p()
-    p(f'Cells: mean over runs (ratio against `{base}` [95% interval], only with >= 2 runs each; "n.d." as above). '
+    p(f'Cells: arithmetic mean over runs (ratio of geometric means against `{base}` [95% interval], only with >= 2 runs each; "n.d." as above). '
       f'Boot SLO = 2x the median over all runs of the p99 in phase `alone` ({fmt(boot_slo / 1e3 if boot_slo else None)} ms); '
       'per-run SLO = 2x the same run\'s p99 in `alone`; "s over" = seconds on the wall clock whose p99 exceeded it, '
       'or in which no transaction completed while one had been waiting longer than the SLO. Latency is pgbench\'s, '
@@ -862,7 +918,7 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
     compact = [k for k in compact if any(r.get(k) is not None for r in rep.rows)]
     for bk in bks:
         p()
-        p(f'#### Whole run, batch `{bk}`')
+        p(f'#### Whole run, batch `{bk}`' + (f' (CALIBRATION FAILED: {cflag})' if cflag else ''))
         p()
         p('| config | ' + ' | '.join(LAB[k] for k in compact) + ' |')
         p('|---|' + '---|' * len(compact))
@@ -870,7 +926,8 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
             p(f'| {c} | ' + ' | '.join(rep.cell(c, bk, 'all', k) for k in compact) + ' |')
         ops_k = 'batch_reread_ops_s' if any(r.get('batch_reread_ops_s') is not None for r in rep.rows) else 'batch_ops_s'
         p()
-        p(f'#### Per phase, batch `{bk}`: service p99 ms / seconds over the boot SLO / {LAB[ops_k]} (means)')
+        p(f'#### Per phase, batch `{bk}`: service p99 ms / seconds over the boot SLO / {LAB[ops_k]} '
+          '(geometric means, as the ratios; the best static chosen by them)')
         p()
         p('| config | ' + ' | '.join(real) + ' |')
         p('|---|' + '---|' * len(real))
@@ -878,8 +935,8 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
         def m3(c, ph):
             o = []
             for k in ('svc_p99_ms', 'sloB_over_s', ops_k):
-                v = rep.vals(c, bk, ph, k)
-                o.append(fmt(scale(k, st.mean(v))) if v else '-')
+                v = rep.gmean(c, bk, ph, k)
+                o.append(fmt(scale(k, v)) if v is not None else '-')
             return ' / '.join(o)
         for c in cfgs:
             p(f'| {c} | ' + ' | '.join(m3(c, ph) for ph in real) + ' |')
@@ -889,7 +946,7 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
             for ph in real:
                 parts = []
                 for k, low in (('svc_p99_ms', True), ('sloB_over_s', True), (ops_k, False)):
-                    cand = [(st.mean(rep.vals(c, bk, ph, k)), c) for c in stat_c if rep.vals(c, bk, ph, k)]
+                    cand = [(rep.gmean(c, bk, ph, k), c) for c in stat_c if rep.vals(c, bk, ph, k)]
                     if not cand:
                         parts.append('-')
                         continue
@@ -932,17 +989,16 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
     statics = [c for c in cfgs if c in STATIC and c not in twins]
     daemons = [c for c in cfgs if c not in STATIC and c not in twins]
 
-    def mean(c, bk, ph, k):
-        v = rep.vals(c, bk, ph, k)
-        return st.mean(v) if v else None
+    def mean(c, bk, ph, k):  # the geometric mean (Report.gmean), as the ratios
+        return rep.gmean(c, bk, ph, k)
     for bk in bks:
         ops_k = 'batch_reread_ops_s' if any(r.get('batch_reread_ops_s') is not None for r in rep.rows) else 'batch_ops_s'
         goal = [('svc_p99_ms', True), ('sloB_over_s', True), ('slo_over_s', True), (ops_k, False), ('pool_ge95_frac', True)]
         p()
         p(f'### Per-phase hindsight optimum over the static settings (batch `{bk}`)')
         p()
-        p('Best static setting per phase and metric (mean), and each daemon configuration\'s mean as a ratio '
-          'to that best (for latency/SLO/pool lower is better, for batch throughput higher); "n.d." when the '
+        p('Best static setting per phase and metric by geometric mean (the mean of every ratio here), and each '
+          'daemon configuration\'s geometric mean as a ratio to that best (for latency/SLO/pool lower is better, for batch throughput higher); "n.d." when the '
           'daemon and that static setting are not told apart (interval or MDE).')
         p()
         p('| phase | metric | best static | value | ' + ' | '.join(daemons) + ' |')
@@ -1009,7 +1065,8 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
 
         def verdict(d, best, k, want):
             a, b = rep.vals(d, bk, 'all', k), rep.vals(best, bk, 'all', k)
-            r = st.mean(a) / st.mean(b) if st.mean(b) else math.inf
+            ga, gb = rep.gmean(d, bk, 'all', k), rep.gmean(best, bk, 'all', k)
+            r = ga / gb if gb else math.inf
             if r >= want:
                 return 'pass'
             w = stats.welch_log(a, b, rep.off(bk, 'all', k))
@@ -1070,8 +1127,9 @@ def main(argv=None):
     bp = kvfile(os.path.join(R, 'boot-panics.txt'))
     if bp.get('panics_before_userspace'):
         env['panics_before_userspace'] = bp['panics_before_userspace']
-    if bp.get('panic_after_userspace'):
-        env['panic_after_userspace'] = bp['panic_after_userspace']
+    for k in ('panic_after_userspace', 'cpu', 'console_logs', 'kernel_panics', 'oopses', 'double_faults'):
+        if bp.get(k):
+            env[k] = bp[k]
     aa = None
     if o.aa:
         aa = o.aa.split(',')

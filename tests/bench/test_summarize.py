@@ -412,6 +412,54 @@ class Summary(unittest.TestCase):
         self.assertIsNone(r['batch_fill_ops_s'])
 
 
+def phase_rows(values, phases=('a', 'b'), metric='svc_p99_ms'):
+    """rows of a boot from {cfg: {phase: [value per run]}} (10 s phases, batch walk)"""
+    rows = []
+    for c, per in values.items():
+        for ph in phases:
+            for i, v in enumerate(per[ph], 1):
+                rows.append({'cfg': c, 'batch': 'walk', 'run': i, 'phase': ph, 'dur_s': 10.0, 'warmup': 0,
+                             metric: v})
+    return rows
+
+
+class Issue47(unittest.TestCase):
+    """the audit of issue 47: one mean (geometric) for the best static and the ratios; the
+    calibration failure and the panics said in every summary"""
+
+    def test_best_static_is_chosen_by_the_geometric_mean(self):
+        # A: one slow run of five (arithmetic mean 20.8, geometric 2.5); B: 10 every run.
+        # The arithmetic mean chose B; the ratios (geometric) say A is 0.25x B
+        rows = phase_rows({'A': {'a': [1, 1, 1, 1, 100]}, 'B': {'a': [10] * 5}, 'Z': {'a': [5] * 5}},
+                          phases=('a',))
+        for r in rows:
+            r['cfg'] = {'A': 'N', 'B': 'Y', 'Z': 'zt'}[r['cfg']]
+        rep = summarize.Report(rows, None, 'N')
+        self.assertAlmostEqual(rep.gmean('N', 'walk', 'a', 'svc_p99_ms'), 100 ** 0.2)
+        out = io.StringIO()
+        summarize.report('.', rows, None, 'N', {}, {'ok': '1'}, {}, [], None, 'test', '', out)
+        self.assertRegex(out.getvalue(), r'\| a \| svc p99 ms \| N \| 2\.51 \| 5\.00 \(1\.99x')
+        self.assertIn('| hindsight best static | 2.51 N /', out.getvalue())
+
+    def test_calibration_failure_is_said_with_its_ratio(self):
+        out = io.StringIO()
+        rows = phase_rows({'N': {'a': [1, 2]}}, phases=('a',))
+        rc = summarize.report('.', rows, None, 'N', {}, {'ok': '1', 'ratio': '42.2', 'range': '30-100'},
+                              {'ok': '0', 'ratio': '28.7', 'range': '30-100'}, [], None, 'test', '', out)
+        self.assertEqual(rc, 3)
+        self.assertIn('**CALIBRATION FAILED (at the end of the boot: 28.7x, outside 30-100)', out.getvalue())
+        self.assertIn('#### Whole run, batch `walk` (CALIBRATION FAILED: at the end of the boot: 28.7x',
+                      out.getvalue())
+
+    def test_panics_are_counted_in_the_summary(self):
+        self.assertEqual(summarize.panic_line({'cpu': 'max,-cx16', 'console_logs': '2', 'kernel_panics': '1',
+                                               'oopses': '1', 'double_faults': '1',
+                                               'panics_before_userspace': '1'}),
+                         'Guest panics (qemu `-cpu max,-cx16`, 2 console log(s) of this boot): 1 kernel panics, '
+                         '1 double faults, 1 oopses; 1 before userspace (booted again).')
+        self.assertIn('did not count panics', summarize.panic_line({'panics_before_userspace': '0'}))
+
+
 class ConfigNames(unittest.TestCase):
     """A static cap is applied on top of the shrinker value each run starts from; in the
     baseline-y family that is Y, and the summaries once called its caps "N + ..."."""

@@ -146,7 +146,8 @@ envinfo() {
 	done
 	echo "systemd=$(systemctl --version | head -1)"
 	echo "seed=$SEED"
-	echo "order=balanced" # order_plan; boots before it have no order= (a shuffle per round)
+	# order_plan; "balanced" before it also spread places (issue 47); no order=: a shuffle per round
+	echo "order=balanced-places"
 	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS BASE_SHRINKER=$BASE_SHRINKER BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT BATCH_CPU_IDLE=$BATCH_CPU_IDLE"
 	echo "schedule=$SCHEDULE"
 	echo "warmup_schedule=${WARMUP_SCHEDULE:-$SCHEDULE}"
