@@ -10,6 +10,8 @@
                                (for plot.sh). A directory with neither (results committed
                                before issue 23) is read from its phases.csv, and nothing is
                                written into it.
+  summarize.py --headroom DIR...  the headroom table (issue 47): per-phase hindsight against the
+                               best static, cross-validated, with the A/A twin as the floor
   summarize.py --pack DIR      pack every run's raw files into DIR/raw/<run>.tar.xz (the
                                pgbench logs as "completion_ms latency_us" lines); exit 1 when
                                DIR/raw is larger than --budget MiB (10)
@@ -1109,16 +1111,209 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
     return status
 
 
+# ---------------------------------------------------------------- headroom (issue 47)
+# What a policy could win over the best single static setting on a bed: per-phase hindsight
+# (the best static chosen separately for each phase) against the best static for the whole
+# run, on the service's seconds over the boot SLO, its p99 and the batch's re-read. Every
+# value is a geometric mean over runs (Report.gmean's offsets), combined over the phases:
+# seconds over the SLO summed, re-read operations summed (as a whole-run rate), the p99 as
+# the duration-weighted geometric mean of the phases' p99s. Gains: seconds saved, and the
+# fraction by which the p99 or the re-read is better.
+HEADROOM = (('sloB_over_s', 's over boot SLO', 'sum'), ('svc_p99_ms', 'svc p99', 'logmean'),
+            ('batch_reread_ops_s', 'batch re-read', 'rate'))
+
+
+def _combine(how, vals, durs):
+    if how == 'sum':
+        return sum(vals)
+    tot = sum(durs)
+    if how == 'rate':
+        return sum(v * d for v, d in zip(vals, durs)) / tot
+    if min(vals) <= 0:
+        return None
+    return math.exp(sum(d * math.log(v) for v, d in zip(vals, durs)) / tot)
+
+
+def _gain(k, static, hind):
+    """what the per-phase choice gains over the static one: seconds, or a fraction"""
+    if static is None or hind is None:
+        return None
+    if k == 'sloB_over_s':
+        return static - hind
+    if LOWER[k]:
+        return static / hind - 1.0 if hind > 0 else None
+    return hind / static - 1.0 if static > 0 else None
+
+
+def headroom_one(rep, bk, phases, durs, cfgs, k, how, train, evals):
+    """(best static chosen on the runs in train, per-phase choices on train, gain measured on
+    the runs in evals) for metric k; train/evals are sets of run indices"""
+    def g(c, ph, idx):
+        v = [r[k] for r in rep._v.get((c, bk, ph), []) if r['run'] in idx and r.get(k) is not None]
+        if not v:
+            return None
+        cc = rep.off(bk, ph, k)
+        if any(x + cc <= 0 for x in v):
+            return st.mean(v)
+        x = math.exp(st.mean(math.log(x + cc) for x in v)) - cc
+        return 0.0 if abs(x) < 1e-9 * max(1.0, cc) else x
+    better = min if LOWER[k] else max
+
+    def whole(choice, idx):
+        vals = [g(choice[i], ph, idx) for i, ph in enumerate(phases)]
+        return None if None in vals else _combine(how, vals, durs)
+    cand = [(whole([c] * len(phases), train), c) for c in cfgs]
+    cand = [x for x in cand if x[0] is not None]
+    if not cand:
+        return None
+    best = better(cand)[1]
+    per = []
+    for ph in phases:
+        pc = [(g(c, ph, train), c) for c in cfgs if g(c, ph, train) is not None]
+        if not pc:
+            return None
+        per.append(better(pc)[1])
+    return best, per, _gain(k, whole([best] * len(phases), evals), whole(per, evals))
+
+
+def headroom(rep, bk, cfgs, k, how):
+    """in-sample and cross-validated gain of per-phase hindsight over the best static among
+    cfgs on metric k: dict(best, per, gain, cv, folds) or None. Cross-validation: the runs
+    split by round, odd rounds against even ones (each half holds runs from the whole boot,
+    as the order interleaves configurations round by round); the choice made on one half,
+    judged on the other, both ways, the two gains averaged."""
+    phases = [ph for ph in ordered(rep.rows, 'phase') if ph != 'all']
+    sel = [r for r in rep.rows if r['batch'] == bk and r['phase'] in phases]
+    if not phases or not sel or not any(r.get(k) is not None for r in sel):
+        return None
+    durs = [st.mean(r['dur_s'] for r in sel if r['phase'] == ph) for ph in phases]
+    idx = {r['run'] for r in sel if r['cfg'] in cfgs}
+    ins = headroom_one(rep, bk, phases, durs, cfgs, k, how, idx, idx)
+    if ins is None:
+        return None
+    odd, even = {i for i in idx if i % 2}, {i for i in idx if not i % 2}
+    folds = []
+    if odd and even:
+        for a, b in ((odd, even), (even, odd)):
+            f = headroom_one(rep, bk, phases, durs, cfgs, k, how, a, b)
+            if f is not None and f[2] is not None:
+                folds.append(f)
+    cv = st.mean(f[2] for f in folds) if len(folds) == 2 else None
+    return {'best': ins[0], 'per': list(zip(phases, ins[1])), 'gain': ins[2], 'cv': cv, 'folds': folds}
+
+
+def fmt_gain(k, v):
+    if v is None:
+        return '-'
+    return f'{v:+.2f} s' if k == 'sloB_over_s' else f'{100 * v:+.1f}%'
+
+
+def headroom_rows(R):
+    """(label, statics, twin pair, rows of the table) for one results directory"""
+    env = kvfile(os.path.join(R, 'env.txt'))
+    v = (setting(env, 'AA') or '').split()
+    aa = v if len(v) == 2 else None
+    runs = read_runs(R)
+    store = Store(R)
+    if runs and any(store.has_run(d['run']) for d in runs):
+        rows, _ = extract(R, store, runs, plot=False)
+    elif os.path.exists(os.path.join(R, 'results.csv')) and runs:
+        rows = read_phases_csv(os.path.join(R, 'results.csv'))
+    else:
+        return None
+    rep = Report(rows, aa, aa[0] if aa else 'N')
+    cfgs = ordered(rep.rows, 'cfg')
+    twins = {aa[1]} if aa and all(c in cfgs for c in aa) else set()
+    statics = [c for c in cfgs if c in STATIC and c not in twins]
+    out = []
+    for bk in ordered(rep.rows, 'batch'):
+        for k, lab, how in HEADROOM:
+            h = headroom(rep, bk, statics, k, how) if statics else None
+            f = headroom(rep, bk, list(aa), k, how) if twins else None
+            if h is None:
+                continue
+            floor = None
+            if f and f['gain'] is not None:
+                floor = max(0.0, f['gain'], abs(f['cv']) if f['cv'] is not None else 0.0)
+            resolved = (h['cv'] is not None and h['gain'] is not None and floor is not None
+                        and min(h['cv'], h['gain']) > floor)
+            out.append({'batch': bk, 'metric': k, 'label': lab, 'h': h, 'floor': f, 'resolved': resolved,
+                        'floor_v': floor})
+    return os.path.basename(os.path.normpath(R)), statics, aa, out
+
+
+HEADROOM_TEXT = (
+    'Headroom (summarize.py --headroom): per-phase hindsight = the best static setting chosen separately for '
+    'each phase (geometric mean over runs), against the best single static setting over the whole run; '
+    'phases combined as seconds over the boot SLO summed, re-read operations summed, p99 as the '
+    'duration-weighted geometric mean of the p99s of the phases. Gain: seconds saved, or how much better the p99 '
+    '(best static / hindsight - 1) or the re-read (hindsight / best static - 1). In-sample: chosen and judged '
+    'on every run; cross-validated (CV): chosen on the odd rounds and judged on the even ones and the other way '
+    'round, the two gains averaged (a round holds one run of each configuration, so each half spans the whole '
+    'boot). Twin floor: the in-sample gain of the same procedure over the A/A pair alone, two names for one '
+    'configuration, i.e. what choosing per phase wins from noise; the floor is the larger of that gain and the '
+    'size of the twin\'s CV gain (0 at least). A metric has headroom when both its in-sample and its CV gain '
+    'exceed the floor (the floor comes from two candidates, the statics are more: a gain just above it is '
+    'weak evidence); a family none of whose metrics has any is a no-harm family: the best static is all '
+    'it needs.')
+
+
+def headroom_report(dirs, out):
+    p = lambda *a: print(*a, file=out)  # noqa: E731
+    p(HEADROOM_TEXT)
+    p()
+    p('| boot | statics | metric | best static | per-phase hindsight | gain in-sample | gain CV | twin floor '
+      '(in-sample / CV) | headroom |')
+    p('|---|---|---|---|---|---|---|---|---|')
+    verdicts = []
+    for R in dirs:
+        res = headroom_rows(R)
+        if res is None:
+            name = os.path.basename(os.path.normpath(R))
+            legacy = os.path.exists(os.path.join(R, 'results.csv')) and \
+                'dataset' in open(os.path.join(R, 'results.csv')).readline().split(',')
+            p(f'| {name} | - | ' + ('one phase (the legacy bed: a run is one phase), so per-phase hindsight '
+                                   'is the best static | | | 0 by construction | | | no |' if legacy else
+                                   'no per-phase data | | | | | | |'))
+            verdicts.append(f'`{name}`: ' + ('no-harm family (one phase: nothing to choose per phase)'
+                                             if legacy else 'no data'))
+            continue
+        name, statics, aa, rows = res
+        if not rows:
+            p(f"| {name} | {', '.join(statics) or 'none'} | no metric with data | | | | | | |")
+        for x in rows:
+            h, f, k = x['h'], x['floor'], x['metric']
+            per = ', '.join(f'{ph} {c}' for ph, c in h['per'])
+            one = len(statics) == 1
+            fl = f"{fmt_gain(k, f['gain'])} / {fmt_gain(k, f['cv'])}" if f else 'no A/A pair'
+            p(f"| {name} | {', '.join(statics)} | {x['label']} | {h['best']} | {per} | {fmt_gain(k, h['gain'])} | "
+              f"{fmt_gain(k, h['cv'])} | {fl} | "
+              f"{'one static: none by construction' if one else ('**yes**' if x['resolved'] else 'no')} |")
+        hr = [x['label'] for x in rows if x['resolved'] and len(statics) > 1]
+        verdicts.append(f"`{name}`: " + (f"headroom on {', '.join(hr)}" if hr else
+                                         ('no-harm family (one static setting only: nothing to choose per phase)'
+                                          if len(statics) <= 1 else 'no-harm family (headroom inside the floor)')))
+    p()
+    p('Verdict: ' + '; '.join(verdicts) + '.')
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('dir')
+    ap.add_argument('dir', nargs='+')
+    ap.add_argument('--headroom', action='store_true',
+                    help='the headroom table of every DIR (per-phase hindsight vs the best static)')
     ap.add_argument('--aa')
     ap.add_argument('--base')
     ap.add_argument('--discard-first', action='store_true')
     ap.add_argument('--pack', action='store_true')
     ap.add_argument('--budget', type=float, default=10.0)
     o = ap.parse_args(argv)
-    R = o.dir
+    if o.headroom:
+        return headroom_report(o.dir, sys.stdout)
+    if len(o.dir) != 1:
+        ap.error('one DIR (several only with --headroom)')
+    R = o.dir[0]
     if o.pack:
         return pack(R, o.budget)
     env = kvfile(os.path.join(R, 'env.txt'))

@@ -425,7 +425,7 @@ def phase_rows(values, phases=('a', 'b'), metric='svc_p99_ms'):
 
 class Issue47(unittest.TestCase):
     """the audit of issue 47: one mean (geometric) for the best static and the ratios; the
-    calibration failure and the panics said in every summary"""
+    calibration failure and the panics said in every summary; the headroom table"""
 
     def test_best_static_is_chosen_by_the_geometric_mean(self):
         # A: one slow run of five (arithmetic mean 20.8, geometric 2.5); B: 10 every run.
@@ -458,6 +458,66 @@ class Issue47(unittest.TestCase):
                          'Guest panics (qemu `-cpu max,-cx16`, 2 console log(s) of this boot): 1 kernel panics, '
                          '1 double faults, 1 oopses; 1 before userspace (booted again).')
         self.assertIn('did not count panics', summarize.panic_line({'panics_before_userspace': '0'}))
+
+    def headroom(self, values, aa=('T', 'T2')):
+        rows = phase_rows(values)
+        rep = summarize.Report(rows, list(aa), aa[0])
+        h = summarize.headroom(rep, 'walk', ['N', 'Y'], 'svc_p99_ms', 'logmean')
+        f = summarize.headroom(rep, 'walk', list(aa), 'svc_p99_ms', 'logmean')
+        return h, f
+
+    def test_headroom_where_the_best_static_changes_by_phase(self):
+        # N is 10 ms in phase a and 20 in b, Y the other way round: per phase 10 and 10, the
+        # best single static sqrt(10 * 20) = 14.1 (duration-weighted geometric mean): +41%
+        jit = [1.0, 1.02, 0.98, 1.01]
+        h, f = self.headroom({'N': {'a': [10 * j for j in jit], 'b': [20 * j for j in jit]},
+                              'Y': {'a': [20 * j for j in jit], 'b': [10 * j for j in jit]},
+                              'T': {'a': [15 * j for j in jit], 'b': [15 * j for j in jit]},
+                              'T2': {'a': [15 * j for j in reversed(jit)], 'b': [15 * j for j in jit]}})
+        self.assertEqual(dict(h['per']), {'a': 'N', 'b': 'Y'})
+        self.assertAlmostEqual(h['gain'], math.sqrt(2) - 1, places=2)
+        self.assertAlmostEqual(h['cv'], math.sqrt(2) - 1, places=2)  # odd and even rounds agree
+        self.assertEqual(len(h['folds']), 2)
+        self.assertLess(f['gain'], 0.05)  # two names for one configuration: noise only
+
+    def test_no_headroom_where_one_static_is_best_everywhere(self):
+        jit = [1.0, 1.1, 0.9, 1.05]
+        h, f = self.headroom({'N': {'a': [10 * j for j in jit], 'b': [10 * j for j in jit]},
+                              'Y': {'a': [20 * j for j in jit], 'b': [20 * j for j in jit]},
+                              'T': {'a': [15 * j for j in jit], 'b': [15 * j for j in jit]},
+                              'T2': {'a': [15 * j for j in reversed(jit)], 'b': [15 * j for j in jit]}})
+        self.assertEqual(h['best'], 'N')
+        self.assertEqual(h['gain'], 0.0)
+        self.assertEqual(h['cv'], 0.0)
+
+    def test_cross_validation_sees_through_noise(self):
+        # N and Y the same but for noise that flips from round to round: in-sample per-phase
+        # picking gains, judged on the other half it does not
+        h, _ = self.headroom({'N': {'a': [10, 14, 10, 14], 'b': [14, 10, 14, 10]},
+                              'Y': {'a': [14, 10, 14, 10], 'b': [10, 14, 10, 14]},
+                              'T': {'a': [12] * 4, 'b': [12] * 4}, 'T2': {'a': [12] * 4, 'b': [12] * 4}})
+        self.assertLess(h['cv'], 0.0)
+
+    def test_headroom_command_on_a_fixture(self):
+        # one command: summarize.py --headroom DIR, here on a results.csv without raw data
+        with tempfile.TemporaryDirectory() as d:
+            rows = phase_rows({'N': {'a': [10, 10.2, 9.8, 10.1], 'b': [20, 20.4, 19.6, 20.2]},
+                               'Y': {'a': [20, 20.4, 19.6, 20.2], 'b': [10, 10.2, 9.8, 10.1]},
+                               'N2': {'a': [20, 20.4, 19.6, 20.2], 'b': [20, 20.4, 19.6, 20.2]}})
+            keys = ['cfg', 'batch', 'run', 'phase', 'dur_s', 'warmup', 'svc_p99_ms']
+            with open(os.path.join(d, 'results.csv'), 'w') as f:
+                f.write(','.join(keys) + '\n')
+                for r in rows:
+                    f.write(','.join(str(r[k]) for k in keys) + '\n')
+            open(os.path.join(d, 'runs.txt'), 'w').write('run=N.walk.r1 cfg=N batch=walk idx=1\n')
+            open(os.path.join(d, 'env.txt'), 'w').write("settings=RUNS=4 CONFIGS='N N2 Y' AA='N N2'\n")
+            rc, out = run_main(['--headroom', d])
+            self.assertEqual(rc, 0)
+            name = os.path.basename(d)
+            self.assertRegex(out, rf'\| {name} \| N, Y \| svc p99 \| [NY] \| a N, b Y \| \+41\.4% \| '
+                                  r'\+41\.4% \| [-+0-9.]+% / [-+0-9.]+% \| \*\*yes\*\* \|')
+            self.assertIn(f'`{name}`: headroom on svc p99', out)
+            self.assertEqual(sorted(os.listdir(d)), ['env.txt', 'results.csv', 'runs.txt'])
 
 
 class ConfigNames(unittest.TestCase):
