@@ -104,6 +104,29 @@ check "order: of 3 configurations none first in more than 2 of 5 rounds ($f3), o
 	test "$f3" -le 2 -a "$f7" -le 1
 check "order: a fresh seed is a number" bash -c ". '$abs_top_srcdir/tests/bench/guest/order.sh'; [[ \$(order_seed) =~ ^[0-9]+\$ ]]"
 
+# ---- the harness parses (no guest here: bash -n of every script and conf)
+syn=
+for f in "$abs_top_srcdir"/tests/bench/run.sh "$abs_top_srcdir"/tests/bench/plot.sh \
+	"$abs_top_srcdir"/tests/bench/guest/*.sh "$abs_top_srcdir"/tests/bench/guest/*.conf; do
+	bash -n "$f" 2>/dev/null || syn+=" ${f##*/}"
+done
+check "harness: every script and conf of tests/bench parses (bash -n)${syn:+: not$syn}" test -z "$syn"
+# the shared-disk family (issue 47): one disk, the cloud profile, durable PostgreSQL under
+# pgbench's read-write script with a latency limit, every static the issue names
+sd() { (set +u; . "$abs_top_srcdir/tests/bench/guest/$1.conf"; eval "echo \"\$$2\""); }
+ok_sd=true
+for c in shared-disk shared-disk-y; do
+	for v in SHARED_DISK=1 DISK_PROFILE=cloud PG_SCRIPT=tpcb PG_DURABLE=1; do
+		[ "$(sd $c "${v%%=*}")" = "${v#*=}" ] || ok_sd=false
+	done
+	[ -n "$(sd $c PG_LATENCY_LIMIT)" ] || ok_sd=false
+	for s in N Y cap0 caphalf svc-wb0 batch-wb0 zt ztcfg; do
+		[[ " $(sd $c CONFIGS) " == *" $s "* ]] || ok_sd=false
+	done
+done
+[ "$(sd shared-disk-y BASE_SHRINKER)" = Y ] || ok_sd=false
+check "shared-disk: both admin values, one cloud disk, durable TPC-B with an SLO, every static" $ok_sd
+
 # ---- configuration names (tests/bench/guest/configs.sh, both beds)
 . "$abs_top_srcdir/tests/bench/guest/configs.sh"
 LOGGED=

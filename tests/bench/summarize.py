@@ -41,14 +41,16 @@ sys.dont_write_bytecode = True  # the source tree may be read-only (make distche
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats  # noqa: E402
 
-STATIC = ['N', 'Y', 'cap0', 'caphalf', 'capq', 'cap3q', 'wb0', 'low', 'off', 'pool20']
+STATIC = ['N', 'Y', 'cap0', 'caphalf', 'capq', 'cap3q', 'wb0', 'batch-wb0', 'svc-wb0', 'low', 'off', 'pool20']
 # {base}: the shrinker value every run starts from (BASE_SHRINKER in env.txt; Y in the
 # baseline-y family), on top of which a static setting other than the knob is applied.
 NAMES = {'N': 'static shrinker N', 'Y': 'static shrinker Y', 'cap0': '{base} + batch memory.zswap.max=0',
          'caphalf': '{base} + batch memory.zswap.max = pool limit / 2',
          'capq': '{base} + batch memory.zswap.max = pool limit / 4',
          'cap3q': '{base} + batch memory.zswap.max = pool limit * 3/4',
-         'wb0': '{base} + batch memory.zswap.writeback=0', 'low': '{base} + service memory.low = its working set',
+         'wb0': '{base} + batch memory.zswap.writeback=0', 'batch-wb0': '{base} + batch memory.zswap.writeback=0',
+         'svc-wb0': '{base} + the service\'s memory.zswap.writeback=0 (systemd\'s MemoryZSwapWriteback=no)',
+         'low': '{base} + service memory.low = its working set',
          'off': 'zswap disabled', 'pool20': '{base}, max_pool_percent=20',
          'zt': 'zswap-tuned, shipped defaults',
          'ztcfg': 'zswap-tuned configured ([Pressure] Cgroups=bench-svc, [Batch] Cgroups=bench-batch)'}
@@ -57,7 +59,7 @@ METRICS = [
     ('svc_p50_ms', 'svc p50 ms', True), ('svc_p99_ms', 'svc p99 ms', True), ('svc_p999_ms', 'svc p99.9 ms', True),
     ('slo_over_s', 's over SLO', True), ('sloB_over_s', 's over boot SLO', True),
     ('slo_met_frac', 'SLO met', False), ('sloB_met_frac', 'boot SLO met', False),
-    ('svc_tps', 'svc tps', False), ('batch_ops_s', 'batch kops/s', False),
+    ('svc_tps', 'svc tps', False), ('svc_late_pct', 'svc late+skipped %', True), ('batch_ops_s', 'batch kops/s', False),
     ('batch_fill_ops_s', 'fill kops/s', False), ('batch_reread_ops_s', 're-read kops/s', False),
     ('pool_ge95_frac', 'pool>=95%', True), ('pool_reject_frac', 'pool rejecting', True),
     ('pool_limit_hit', 'pool_limit_hit', True), ('reject_hits', 'reject_*', True),
@@ -75,7 +77,7 @@ LAB = {k: lab for k, lab, _ in METRICS}
 RES = {'slo_over_s': 1, 'sloB_over_s': 1, 'zswpout': 1, 'zswpwb': 1, 'zswpin': 1, 'pswpin': 1, 'pswpout': 1,
        'pool_limit_hit': 1, 'reject_hits': 1, 'knob_changes': 1, 'pool_ge95_frac': 0.01, 'pool_reject_frac': 0.01,
        'slo_met_frac': 0.01, 'sloB_met_frac': 0.01, 'knob_on_frac': 0.01, 'psi_svc_pct': 0.01,
-       'psi_batch_pct': 0.01, 'psi_cpu_svc_pct': 0.01, 'psi_cpu_batch_pct': 0.01, 'batch_ops_s': 1,
+       'psi_batch_pct': 0.01, 'svc_late_pct': 0.01, 'psi_cpu_svc_pct': 0.01, 'psi_cpu_batch_pct': 0.01, 'batch_ops_s': 1,
        'batch_fill_ops_s': 1, 'batch_reread_ops_s': 1}
 
 
@@ -193,6 +195,18 @@ def parse_tx(text, compact):
         except ValueError:
             continue  # "skipped" transactions (only with -L) or garbage
     return out
+
+
+def read_late(store, run, phase):
+    """(late + skipped, all) transactions of a phase from pgbench's summary (-L, the
+    latency limit: "number of transactions skipped: S" and "... above the L ms latency
+    limit: A/T"), or None without a latency limit"""
+    text = store.text(run, f'{run}.pg.{phase}.out') or ''
+    m = re.search(r'above the [0-9.]+ ms latency limit: (\d+)/(\d+)', text)
+    if not m:
+        return None
+    k = re.search(r'number of transactions skipped: (\d+)', text)
+    return int(m.group(1)) + (int(k.group(1)) if k else 0), int(m.group(2))
 
 
 def read_tx(store, run, phase):
@@ -315,6 +329,7 @@ def extract(R, store, runs, plot=True):
         for e, lat in alltx:
             per_sec.setdefault((e - t0e) // 1000, []).append(lat)
         fill_known = bool(blog) and blog[-1][2] is not None
+        late = {p: read_late(store, run, p) for p, _, _ in phases}
         for p, a, b in phases + [('all', marks[0], marks[-1])]:
             dur = (b['mono'] - a['mono']) / 1000.0
             lat = sorted(l for q, _, _ in phases if p in ('all', q) for _, l in txs[q])
@@ -341,6 +356,8 @@ def extract(R, store, runs, plot=True):
             vm = {k: b['vm'].get(k, 0) - a['vm'].get(k, 0) for k in ('zswpout', 'zswpin', 'zswpwb', 'pswpin', 'pswpout')}
             over_r = sum(1 for s in secs if s in over_run)
             over_b = sum(1 for s in secs if s in over_boot)
+            lt = [late[q] for q, _, _ in phases if p in ('all', q) and late[q]]
+            late_pct = 100.0 * sum(x[0] for x in lt) / sum(x[1] for x in lt) if lt and sum(x[1] for x in lt) else None
             rows.append({
                 'cfg': cfg, 'batch': bk, 'run': idx, 'phase': p, 'dur_s': round(dur, 1),
                 'warmup': 1 if rd.get('warmup') == '1' else 0,
@@ -349,6 +366,7 @@ def extract(R, store, runs, plot=True):
                 'svc_p99_ms': pct(lat, 99) / 1e3 if lat else None,
                 'svc_p999_ms': pct(lat, 99.9) / 1e3 if lat else None,
                 'svc_tps': len(lat) / dur if dur > 0 else None,
+                'svc_late_pct': late_pct,
                 'slo_ms': slo_us / 1e3 if slo_us else None,
                 'slo_over_s': over_r, 'slo_met_frac': 1 - over_r / max(1, len(secs)),
                 'sloB_over_s': over_b, 'sloB_met_frac': 1 - over_b / max(1, len(secs)),
@@ -914,7 +932,7 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
       '1 s windows in which pages went to the disk but none to the pool (pswpout beyond zswpwb moved, zswpout did '
       'not); pool_limit_hit, reject_* from debugfs (when mounted); PSI = share of wall time with some task of the '
       'cgroup stalled.')
-    compact = ['sloB_over_s', 'slo_over_s', 'svc_p99_ms', 'svc_p999_ms', 'svc_tps', 'batch_reread_ops_s',
+    compact = ['sloB_over_s', 'slo_over_s', 'svc_p99_ms', 'svc_p999_ms', 'svc_tps', 'svc_late_pct', 'batch_reread_ops_s',
                'batch_fill_ops_s', 'batch_ops_s', 'pool_ge95_frac', 'pool_reject_frac', 'zswpwb', 'pswpin',
                'psi_cpu_svc_pct', 'psi_cpu_batch_pct', 'daemon_cpu_ms']
     compact = [k for k in compact if any(r.get(k) is not None for r in rep.rows)]
@@ -968,7 +986,7 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
             p('|---|' + '---|' * len(phs))
             for c in cfgs:
                 p(f'| {c} | ' + ' | '.join(rep.cell(c, bk, ph, k) for ph in phs) + ' |')
-    head = ['svc_p50_ms', 'svc_p99_ms', 'svc_p999_ms', 'sloB_over_s', 'slo_over_s', 'svc_tps', 'batch_ops_s',
+    head = ['svc_p50_ms', 'svc_p99_ms', 'svc_p999_ms', 'sloB_over_s', 'slo_over_s', 'svc_tps', 'svc_late_pct', 'batch_ops_s',
             'batch_fill_ops_s', 'batch_reread_ops_s', 'pool_ge95_frac', 'pool_reject_frac']
     more = ['zswpout', 'zswpwb', 'zswpin', 'pswpin', 'pswpout', 'pool_limit_hit', 'reject_hits', 'batch_sys_s',
             'daemon_cpu_ms', 'psi_svc_pct', 'psi_batch_pct', 'psi_cpu_svc_pct', 'psi_cpu_batch_pct',

@@ -520,6 +520,31 @@ class Issue47(unittest.TestCase):
             self.assertEqual(sorted(os.listdir(d)), ['env.txt', 'results.csv', 'runs.txt'])
 
 
+class SharedDisk(unittest.TestCase):
+    """the shared-disk family (issue 47): pgbench's latency limit and the new statics"""
+
+    def test_late_and_skipped_transactions_per_phase(self):
+        with tempfile.TemporaryDirectory() as d:
+            synthetic_dir(d)
+            for ph, (late, skipped, tot) in (('alone', (0, 0, 500)), ('start', (20, 5, 500)), ('busy', (5, 0, 500))):
+                with open(os.path.join(d, f'N.walk.r1.pg.{ph}.out'), 'w') as f:
+                    f.write(f'number of transactions actually processed: {tot - skipped}/{tot}\n'
+                            f'number of transactions skipped: {skipped} ({100 * skipped / tot:.3f}%)\n'
+                            f'number of transactions above the 200.0 ms latency limit: {late}/{tot} '
+                            f'({100 * late / tot:.3f}%)\n')
+            rows = summarize.extract(d, summarize.Store(d), summarize.read_runs(d), plot=False)[0]
+            got = {r['phase']: r['svc_late_pct'] for r in rows if r['cfg'] == 'N' and r['run'] == 1 and not r['warmup']}
+            self.assertEqual(got, {'alone': 0.0, 'start': 5.0, 'busy': 1.0, 'all': 2.0})
+            # without a latency limit (every other bed) there is no such figure
+            self.assertTrue(all(r['svc_late_pct'] is None for r in rows if r['run'] == 2))
+
+    def test_writeback_statics_are_static_settings(self):
+        self.assertIn('svc-wb0', summarize.STATIC)
+        self.assertIn('batch-wb0', summarize.STATIC)
+        self.assertEqual(summarize.cfg_name('svc-wb0'),
+                         "N + the service's memory.zswap.writeback=0 (systemd's MemoryZSwapWriteback=no)")
+
+
 class ConfigNames(unittest.TestCase):
     """A static cap is applied on top of the shrinker value each run starts from; in the
     baseline-y family that is Y, and the summaries once called its caps "N + ..."."""
