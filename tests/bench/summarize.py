@@ -198,15 +198,17 @@ def parse_tx(text, compact):
 
 
 def read_late(store, run, phase):
-    """(late + skipped, all) transactions of a phase from pgbench's summary (-L, the
-    latency limit: "number of transactions skipped: S" and "... above the L ms latency
-    limit: A/T"), or None without a latency limit"""
+    """(late + skipped, processed + skipped) transactions of a phase from pgbench's summary
+    (-L, the latency limit: "number of transactions skipped: S" and "... above the L ms
+    latency limit: A/P", P the transactions processed, as pgbench 15 prints it), or None
+    without a latency limit"""
     text = store.text(run, f'{run}.pg.{phase}.out') or ''
     m = re.search(r'above the [0-9.]+ ms latency limit: (\d+)/(\d+)', text)
     if not m:
         return None
     k = re.search(r'number of transactions skipped: (\d+)', text)
-    return int(m.group(1)) + (int(k.group(1)) if k else 0), int(m.group(2))
+    skipped = int(k.group(1)) if k else 0
+    return int(m.group(1)) + skipped, int(m.group(2)) + skipped
 
 
 def read_tx(store, run, phase):
