@@ -328,12 +328,15 @@ boot() {
 # ("Kernel panic - not syncing", its "---[ end" line not counted again), the oopses and the
 # double faults among them
 panic_count() {
+	local f logs=()
+	for f; do [ -f "$f" ] && logs+=("$f"); done # serial-panic*.log: none, as a rule
 	echo "cpu=$CPU"
+	[ ${#logs[@]} -gt 0 ] || { echo "console_logs=0"; return 0; }
 	awk 'FNR == 1 { boots++ }
 		/Kernel panic - not syncing/ && !/---\[ end/ { panics++ }
 		/Oops: / { oopses++ }
 		/PANIC: double fault/ { df++ }
-		END { printf "console_logs=%d\nkernel_panics=%d\noopses=%d\ndouble_faults=%d\n", boots, panics, oopses, df }' "$@"
+		END { printf "console_logs=%d\nkernel_panics=%d\noopses=%d\ndouble_faults=%d\n", boots, panics, oopses, df }' "${logs[@]}"
 }
 
 boot_once() {
