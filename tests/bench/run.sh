@@ -37,14 +37,25 @@
 #   BENCH_WORK   cache and output directory (default /var/tmp/zswap-tuned-bench)
 #   BENCH_CONF   file with guest settings (default tests/bench/guest/phased.conf, the default
 #                family); see guest.sh. A family is a conf: phased, service-in-zswap, diurnal,
-#                baseline-y, write-once; NAME-quick.conf is its quick profile (<= 25 min)
+#                baseline-y, write-once, shared-disk (SHARED_DISK=1: swap and the service on one
+#                disk); NAME-quick.conf is its quick profile (<= 25 min)
 #   BENCH_MEM    guest MiB (default: GUEST_MEM from the conf, else 2048)   BENCH_SMP  guest CPUs (2)
 #   BENCH_TIMEOUT guest wall limit in s (default: GUEST_TIMEOUT from the conf, else 6000)
-#   BENCH_DISK   swap disk latency profile: nvme (1 ms per request, default) or sata (3 ms)
+#   BENCH_DISK   swap disk latency profile: nvme (1 ms per request, default), sata (3 ms) or
+#                cloud (8 ms per request and a budget of 150 IOPS and 6.25 MB/s: a gp3-like
+#                3000 IOPS / 125 MB/s volume at ~0.4 ms, scaled by the bed's factor of ~20, the
+#                guest's zswap load against a native one); default: DISK_PROFILE= in the conf
+#   BENCH_IOPS, BENCH_BPS  override the profile's budget (qemu -drive throttling.iops-total,
+#                throttling.bps-total; 0 = none)
 #   BENCH_DELAY  override the profile's per-request delay (nbdkit delay filter syntax: 2ms);
 #                the guest's zswap loads slow down when the host is busy (TCG), so on a
 #                shared host a longer delay may be needed to land the ratio in 30-100x
 #   BENCH_SWAP_MB swap disk size (4096)
+#   BENCH_CPU    qemu's -cpu model (default max,-cx16: without cmpxchg16b SLUB keeps off the
+#                instruction TCG mis-emulated in the guest's "double fault" in kmem_cache_alloc
+#                (docs/bench/guest-panic.txt); BENCH_CPU=max is the model of the boots before);
+#                the model and every panic, oops and double fault in the boot's console logs are
+#                counted in results/boot-panics.txt and the summary
 #   BENCH_OUT    where the <family>-<commit>/ directory goes (default $BENCH_WORK/results);
 #                the family is the conf's name (phased.conf: phased)
 #   BENCH_REV    build the daemon from this commit (git archive) instead of the work tree
@@ -65,10 +76,21 @@ confval() { sed -n "s/^$1=//p" "$CONF" | tail -1 | tr -d '"'; }
 MEM=${BENCH_MEM:-$(confval GUEST_MEM)}; MEM=${MEM:-2048}
 SMP=${BENCH_SMP:-2}
 TIMEOUT=${BENCH_TIMEOUT:-$(confval GUEST_TIMEOUT)}; TIMEOUT=${TIMEOUT:-6000}
-DISK=${BENCH_DISK:-nvme}
-case $DISK in nvme) DELAY=1ms ;; sata) DELAY=3ms ;; *) echo "bench: BENCH_DISK is nvme or sata" >&2; exit 2 ;; esac
-DELAY=${BENCH_DELAY:-$DELAY}
+DISK=${BENCH_DISK:-$(confval DISK_PROFILE)}; DISK=${DISK:-nvme}
+IOPS=0 BPS=0
+case $DISK in
+nvme) DELAY=1ms ;;
+sata) DELAY=3ms ;;
+cloud) DELAY=8ms IOPS=150 BPS=6553600 ;;
+*) echo "bench: BENCH_DISK is nvme, sata or cloud" >&2; exit 2 ;;
+esac
+DELAY=${BENCH_DELAY:-$DELAY} IOPS=${BENCH_IOPS:-$IOPS} BPS=${BENCH_BPS:-$BPS}
+# SHARED_DISK=1 in the conf (the shared-disk family): the second disk carries an ext4 file
+# system (made here, SHARED_MB) for the guest's swap file and PostgreSQL's data and WAL
+SHARED=$(confval SHARED_DISK); SHARED=${SHARED:-0}
+SHARED_MB=${BENCH_SHARED_MB:-6144}
 SWAP_MB=${BENCH_SWAP_MB:-4096}
+CPU=${BENCH_CPU:-max,-cx16}
 IMG_SIZE=${BENCH_IMG_SIZE:-8G}
 for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
 	[ -s "$f" ] && { APT_SOURCES=${APT_SOURCES:-$f}; break; }
@@ -270,7 +292,7 @@ boot() {
 	install -m644 "$HERE/guest/order.sh" "$SHARE/order.sh"
 	install -m644 "$HERE/guest/configs.sh" "$SHARE/configs.sh"
 	cp "$CONF" "$SHARE/bench.conf"
-	echo "$DISK rdelay=$DELAY wdelay=$DELAY" > "$SHARE/profile"
+	echo "$DISK rdelay=$DELAY wdelay=$DELAY iops=$IOPS bps=$BPS shared=$SHARED" > "$SHARE/profile"
 	cp "$WORK/daemon/tree.txt" "$SHARE/tree.txt" 2>/dev/null || true
 	# the bed's own commit: with BENCH_REV the daemon's commit says nothing about guest.sh
 	{ echo "bed_commit=$(git -C "$abs_top_srcdir" rev-parse --short HEAD 2>/dev/null || echo none)"
@@ -292,7 +314,8 @@ boot() {
 	mkdir -p "$SHARE/results"
 	cp "$WORK/serial.log" "$WORK"/serial-panic*.log "$SHARE/results/" 2>/dev/null || true
 	{ echo "panics_before_userspace=$panics"
-	  line=$(console_late_panic "$WORK/serial.log") && echo "panic_after_userspace=$line"; } > "$SHARE/results/boot-panics.txt"
+	  line=$(console_late_panic "$WORK/serial.log") && echo "panic_after_userspace=$line"
+	  panic_count "$WORK/serial.log" "$WORK"/serial-panic*.log; } > "$SHARE/results/boot-panics.txt"
 	if line=$(console_late_panic "$WORK/serial.log"); then
 		echo "bench: the guest panicked after userspace started (a failure): $line"
 	fi
@@ -300,22 +323,51 @@ boot() {
 	cat "$SHARE/results/boot.txt"
 }
 
+# panic_count LOG...: the boot's guest panics (issue 47: count them per boot, with and without
+# cx16): the qemu CPU model, the console logs read (one per guest boot), the kernel panics
+# ("Kernel panic - not syncing", its "---[ end" line not counted again), the oopses and the
+# double faults among them
+panic_count() {
+	local f logs=()
+	for f; do [ -f "$f" ] && logs+=("$f"); done # serial-panic*.log: none, as a rule
+	echo "cpu=$CPU"
+	[ ${#logs[@]} -gt 0 ] || { echo "console_logs=0"; return 0; }
+	awk 'FNR == 1 { boots++ }
+		/Kernel panic - not syncing/ && !/---\[ end/ { panics++ }
+		/Oops: / { oopses++ }
+		/PANIC: double fault/ { df++ }
+		END { printf "console_logs=%d\nkernel_panics=%d\noopses=%d\ndouble_faults=%d\n", boots, panics, oopses, df }' "${logs[@]}"
+}
+
 boot_once() {
 	local rc=0
 	# the swap disk: a fresh sparse file behind nbdkit's delay filter (every request waits
 	# DELAY, as on an SSD, instead of hitting the host's page cache at memory speed)
-	local SOCK=$WORK/nbd.sock NBDPID
-	rm -f "$SOCK" "$WORK/swap.img"; truncate -s "${SWAP_MB}M" "$WORK/swap.img"
-	nbdkit -f -U "$SOCK" --filter=delay file "$WORK/swap.img" rdelay=$DELAY wdelay=$DELAY \
-		> "$WORK/nbdkit.log" 2>&1 &
+	# The shared disk: a fresh ext4 file system (the guest has no mke2fs); flushes are
+	# dropped (nbdkit's fua filter, fuamode=discard), as a cloud volume acknowledges a
+	# write once it is durable: an fsync costs its writes' delay, not the host's fdatasync
+	local SOCK=$WORK/nbd.sock NBDPID FUA=()
+	rm -f "$SOCK" "$WORK/swap.img"
+	if [ "$SHARED" = 1 ]; then
+		truncate -s "${SHARED_MB}M" "$WORK/swap.img"
+		mke2fs -q -t ext4 -F -L bench-shared -E lazy_itable_init=0,lazy_journal_init=0 "$WORK/swap.img" || die "mke2fs of the shared disk failed"
+		FUA=(--filter=fua)
+	else
+		truncate -s "${SWAP_MB}M" "$WORK/swap.img"
+	fi
+	nbdkit -f -U "$SOCK" "${FUA[@]}" --filter=delay file "$WORK/swap.img" rdelay=$DELAY wdelay=$DELAY \
+		${FUA:+fuamode=discard} > "$WORK/nbdkit.log" 2>&1 &
 	NBDPID=$!
 	for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
 	[ -S "$SOCK" ] || die "nbdkit did not start: $(cat "$WORK/nbdkit.log")"
 	local DRIVES=(-drive file="$WORK/vm.img",if=virtio,format=raw,cache=unsafe)
+	local THR=
+	[ "$IOPS" = 0 ] || THR+=",throttling.iops-total=$IOPS"
+	[ "$BPS" = 0 ] || THR+=",throttling.bps-total=$BPS"
 	grep -q '^BED=legacy' "$CONF" ||
-		DRIVES+=(-drive "file=nbd+unix:///?socket=$SOCK,format=raw,if=virtio,cache=none")
-	echo "bench: booting guest ($MEM MiB, $SMP CPUs, TCG); conf $(basename "$CONF"); swap disk $DISK ($DELAY); serial log $WORK/serial.log"
-	nice -n 19 timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max \
+		DRIVES+=(-drive "file=nbd+unix:///?socket=$SOCK,format=raw,if=virtio,cache=none$THR")
+	echo "bench: booting guest ($MEM MiB, $SMP CPUs, TCG, -cpu $CPU); conf $(basename "$CONF"); swap disk $DISK ($DELAY${THR:+$THR}${FUA:+, shared with the service}); serial log $WORK/serial.log"
+	nice -n 19 timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu "$CPU" \
 		-m "$MEM" -smp "$SMP" -nodefaults -display none -serial stdio -no-reboot \
 		-kernel "$WORK/base/vmlinuz" -initrd "$WORK/base/initrd.img" \
 		-append "root=/dev/vda rw console=ttyS0 zswap.enabled=1 zswap.shrinker_enabled=0 mitigations=off panic=-1 ${BENCH_APPEND:-}" \

@@ -10,6 +10,8 @@
                                (for plot.sh). A directory with neither (results committed
                                before issue 23) is read from its phases.csv, and nothing is
                                written into it.
+  summarize.py --headroom DIR...  the headroom table (issue 47): per-phase hindsight against the
+                               best static, cross-validated, with the A/A twin as the floor
   summarize.py --pack DIR      pack every run's raw files into DIR/raw/<run>.tar.xz (the
                                pgbench logs as "completion_ms latency_us" lines); exit 1 when
                                DIR/raw is larger than --budget MiB (10)
@@ -39,14 +41,16 @@ sys.dont_write_bytecode = True  # the source tree may be read-only (make distche
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats  # noqa: E402
 
-STATIC = ['N', 'Y', 'cap0', 'caphalf', 'capq', 'cap3q', 'wb0', 'low', 'off', 'pool20']
+STATIC = ['N', 'Y', 'cap0', 'caphalf', 'capq', 'cap3q', 'wb0', 'batch-wb0', 'svc-wb0', 'low', 'off', 'pool20']
 # {base}: the shrinker value every run starts from (BASE_SHRINKER in env.txt; Y in the
 # baseline-y family), on top of which a static setting other than the knob is applied.
 NAMES = {'N': 'static shrinker N', 'Y': 'static shrinker Y', 'cap0': '{base} + batch memory.zswap.max=0',
          'caphalf': '{base} + batch memory.zswap.max = pool limit / 2',
          'capq': '{base} + batch memory.zswap.max = pool limit / 4',
          'cap3q': '{base} + batch memory.zswap.max = pool limit * 3/4',
-         'wb0': '{base} + batch memory.zswap.writeback=0', 'low': '{base} + service memory.low = its working set',
+         'wb0': '{base} + batch memory.zswap.writeback=0', 'batch-wb0': '{base} + batch memory.zswap.writeback=0',
+         'svc-wb0': '{base} + the service\'s memory.zswap.writeback=0 (systemd\'s MemoryZSwapWriteback=no)',
+         'low': '{base} + service memory.low = its working set',
          'off': 'zswap disabled', 'pool20': '{base}, max_pool_percent=20',
          'zt': 'zswap-tuned, shipped defaults',
          'ztcfg': 'zswap-tuned configured ([Pressure] Cgroups=bench-svc, [Batch] Cgroups=bench-batch)'}
@@ -55,7 +59,7 @@ METRICS = [
     ('svc_p50_ms', 'svc p50 ms', True), ('svc_p99_ms', 'svc p99 ms', True), ('svc_p999_ms', 'svc p99.9 ms', True),
     ('slo_over_s', 's over SLO', True), ('sloB_over_s', 's over boot SLO', True),
     ('slo_met_frac', 'SLO met', False), ('sloB_met_frac', 'boot SLO met', False),
-    ('svc_tps', 'svc tps', False), ('batch_ops_s', 'batch kops/s', False),
+    ('svc_tps', 'svc tps', False), ('svc_late_pct', 'svc late+skipped %', True), ('batch_ops_s', 'batch kops/s', False),
     ('batch_fill_ops_s', 'fill kops/s', False), ('batch_reread_ops_s', 're-read kops/s', False),
     ('pool_ge95_frac', 'pool>=95%', True), ('pool_reject_frac', 'pool rejecting', True),
     ('pool_limit_hit', 'pool_limit_hit', True), ('reject_hits', 'reject_*', True),
@@ -73,7 +77,7 @@ LAB = {k: lab for k, lab, _ in METRICS}
 RES = {'slo_over_s': 1, 'sloB_over_s': 1, 'zswpout': 1, 'zswpwb': 1, 'zswpin': 1, 'pswpin': 1, 'pswpout': 1,
        'pool_limit_hit': 1, 'reject_hits': 1, 'knob_changes': 1, 'pool_ge95_frac': 0.01, 'pool_reject_frac': 0.01,
        'slo_met_frac': 0.01, 'sloB_met_frac': 0.01, 'knob_on_frac': 0.01, 'psi_svc_pct': 0.01,
-       'psi_batch_pct': 0.01, 'psi_cpu_svc_pct': 0.01, 'psi_cpu_batch_pct': 0.01, 'batch_ops_s': 1,
+       'psi_batch_pct': 0.01, 'svc_late_pct': 0.01, 'psi_cpu_svc_pct': 0.01, 'psi_cpu_batch_pct': 0.01, 'batch_ops_s': 1,
        'batch_fill_ops_s': 1, 'batch_reread_ops_s': 1}
 
 
@@ -191,6 +195,20 @@ def parse_tx(text, compact):
         except ValueError:
             continue  # "skipped" transactions (only with -L) or garbage
     return out
+
+
+def read_late(store, run, phase):
+    """(late + skipped, processed + skipped) transactions of a phase from pgbench's summary
+    (-L, the latency limit: "number of transactions skipped: S" and "... above the L ms
+    latency limit: A/P", P the transactions processed, as pgbench 15 prints it), or None
+    without a latency limit"""
+    text = store.text(run, f'{run}.pg.{phase}.out') or ''
+    m = re.search(r'above the [0-9.]+ ms latency limit: (\d+)/(\d+)', text)
+    if not m:
+        return None
+    k = re.search(r'number of transactions skipped: (\d+)', text)
+    skipped = int(k.group(1)) if k else 0
+    return int(m.group(1)) + skipped, int(m.group(2)) + skipped
 
 
 def read_tx(store, run, phase):
@@ -313,6 +331,7 @@ def extract(R, store, runs, plot=True):
         for e, lat in alltx:
             per_sec.setdefault((e - t0e) // 1000, []).append(lat)
         fill_known = bool(blog) and blog[-1][2] is not None
+        late = {p: read_late(store, run, p) for p, _, _ in phases}
         for p, a, b in phases + [('all', marks[0], marks[-1])]:
             dur = (b['mono'] - a['mono']) / 1000.0
             lat = sorted(l for q, _, _ in phases if p in ('all', q) for _, l in txs[q])
@@ -339,6 +358,8 @@ def extract(R, store, runs, plot=True):
             vm = {k: b['vm'].get(k, 0) - a['vm'].get(k, 0) for k in ('zswpout', 'zswpin', 'zswpwb', 'pswpin', 'pswpout')}
             over_r = sum(1 for s in secs if s in over_run)
             over_b = sum(1 for s in secs if s in over_boot)
+            lt = [late[q] for q, _, _ in phases if p in ('all', q) and late[q]]
+            late_pct = 100.0 * sum(x[0] for x in lt) / sum(x[1] for x in lt) if lt and sum(x[1] for x in lt) else None
             rows.append({
                 'cfg': cfg, 'batch': bk, 'run': idx, 'phase': p, 'dur_s': round(dur, 1),
                 'warmup': 1 if rd.get('warmup') == '1' else 0,
@@ -347,6 +368,7 @@ def extract(R, store, runs, plot=True):
                 'svc_p99_ms': pct(lat, 99) / 1e3 if lat else None,
                 'svc_p999_ms': pct(lat, 99.9) / 1e3 if lat else None,
                 'svc_tps': len(lat) / dur if dur > 0 else None,
+                'svc_late_pct': late_pct,
                 'slo_ms': slo_us / 1e3 if slo_us else None,
                 'slo_over_s': over_r, 'slo_met_frac': 1 - over_r / max(1, len(secs)),
                 'sloB_over_s': over_b, 'sloB_met_frac': 1 - over_b / max(1, len(secs)),
@@ -591,6 +613,21 @@ class Report:
             self._mde[key] = m
         return self._mde[key]
 
+    def gmean(self, cfg, bk, ph, k):
+        """the geometric mean of a configuration's runs, exp(mean(log(x + c))) - c with the
+        offset c of the ratios (stats.offset): the one mean by which a best static setting is
+        chosen and a daemon measured against it, so that a best static's value and the ratio
+        to it are of the same mean (an arithmetic mean picked N as service-in-zswap's best
+        p99 where caphalf led by the geometric mean the ratios use)"""
+        v = self.vals(cfg, bk, ph, k)
+        if not v:
+            return None
+        c = self.off(bk, ph, k)
+        if any(x + c <= 0 for x in v):
+            return st.mean(v)
+        g = math.exp(st.mean(math.log(x + c) for x in v)) - c
+        return 0.0 if abs(g) < 1e-9 * max(1.0, c) else g
+
     def cmp(self, cfg, bk, ph, k, base=None):
         a, b = self.vals(cfg, bk, ph, k), self.vals(base or self.base, bk, ph, k)
         if not a or not b:
@@ -721,8 +758,18 @@ def predecessor_line(runs, aa):
     most = max((n, c, b) for c, d in pre.items() for b, n in d.items())
     fmt = lambda c: ', '.join(f'{b} {n}' for b, n in sorted(pre.get(c, {}).items()))  # noqa: E731
     twins = (f"`{aa[0]}` after {fmt(aa[0])}; `{aa[1]}` after {fmt(aa[1])}; " if aa else '')
+    firsts = {}
+    seen = set()
+    for d in runs:
+        if d.get('warmup') == '1' or d.get('idx') in seen:
+            continue
+        seen.add(d.get('idx'))
+        c = d['run'].split('.')[0]
+        firsts[c] = firsts.get(c, 0) + 1
     return (f"Predecessors (the run just before; a warm-up run counts): {twins}the most any configuration "
-            f"followed one other: {most[0]} (`{most[1]}` after `{most[2]}`).")
+            f"followed one other: {most[0]} (`{most[1]}` after `{most[2]}`). First in a round: " +
+            ', '.join(f'`{c}` {n}' for c, n in sorted(firsts.items(), key=lambda x: (-x[1], x[0]))) +
+            f' of {len(seen)} rounds.')
 
 
 def aa_split_line(k, ks, exhaustive, n):
@@ -741,6 +788,34 @@ def aa_split_line(k, ks, exhaustive, n):
     return line + 'within this bed\'s noise between runs.'
 
 
+def calib_failed(calib, calib_end):
+    """'' when both calibrations passed (or the end one was not taken), else which failed
+    and its ratio against the range, e.g. 'at the end of the boot: 28.7x, outside 30-100'"""
+    out = []
+    for when, c in (('after the warm-up', calib), ('at the end of the boot', calib_end)):
+        if c and c.get('ok', '1') != '1':
+            out.append(f"{when}: {c.get('ratio', '?')}x, outside {c.get('range', '?')}")
+    if not calib:
+        out.append('no calibration recorded')
+    return '; '.join(out)
+
+
+def panic_line(env):
+    """the boot's guest panics (run.sh's boot-panics.txt): the qemu CPU model and the
+    panics, oopses and double faults in every console log of the boot"""
+    if env.get('console_logs'):
+        line = (f"Guest panics (qemu `-cpu {env.get('cpu', '?')}`, {env['console_logs']} console log(s) of this "
+                f"boot): {env.get('kernel_panics', '?')} kernel panics, {env.get('double_faults', '?')} double "
+                f"faults, {env.get('oopses', '?')} oopses; {env.get('panics_before_userspace', '0')} before "
+                'userspace (booted again).')
+    elif env.get('panics_before_userspace'):
+        line = (f"Guest panics: {env['panics_before_userspace']} before userspace (booted again); the bed of this "
+                'boot did not count panics in its console logs (before issue 47; qemu `-cpu max`).')
+    else:
+        line = 'Guest panics: not recorded by the bed of this boot.'
+    return line
+
+
 def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, warm_note, out):
     p = lambda *a: print(*a, file=out)  # noqa: E731
     status = 0
@@ -754,9 +829,11 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
     p('## Calibration (this boot)')
     p()
     ok = calib.get('ok') == '1'
-    if not ok or calib_end.get('ok', '1') != '1':
+    cflag = calib_failed(calib, calib_end)
+    if cflag:
         status = 3
-        p('**CALIBRATION FAILED: the disk/zswap swap-in ratio is outside its range; these results do not model an SSD.**')
+        p(f'**CALIBRATION FAILED ({cflag}): the disk/zswap swap-in ratio is outside its range; these results do '
+          'not model an SSD, and every figure quoted from this boot must say so.**')
         p()
     p(f"Swap disk profile `{calib.get('profile', '?')}`: random 4 KiB swap-in from the disk p50 "
       f"{calib.get('disk_p50_us', '?')} us, from zswap p50 {calib.get('zswap_p50_us', '?')} us: "
@@ -789,17 +866,18 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
       ', '.join(f"{d['run']}{' (warm-up)' if d.get('warmup') == '1' else ''} {d.get('secs', '?')}" for d in runs) + '.' +
       (f" Order seed {env['seed']} (guest/order.sh: " +
        ('every round in a random order, the rounds drawn so that each configuration follows the others about '
-        'equally often and the A/A twins follow the same ones).' if env.get('order') == 'balanced'
+        'equally often and the A/A twins follow the same ones' +
+        (', and each takes every place in a round about equally often).' if env.get('order') == 'balanced-places'
+         else ').') if env.get('order', '').startswith('balanced')
         else 'a fresh random order every round).') if env.get('seed') else ''))
-    pl = predecessor_line(runs, aa) if env.get('order') == 'balanced' else ''  # older summaries unchanged
+    pl = predecessor_line(runs, aa) if env.get('order', '').startswith('balanced') else ''  # older summaries unchanged
     if pl:
         p()
         p(pl)
     p()
     p(warm_note)
-    if env.get('panics_before_userspace'):
-        p()
-        p(f"Guest panics before userspace (booted again): {env['panics_before_userspace']}.")
+    p()
+    p(panic_line(env))
     if env.get('panic_after_userspace'):
         p()
         p(f"**The guest kernel panicked during the runs** (`{env['panic_after_userspace']}`): the boot ended "
@@ -847,7 +925,7 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
         p()
         p(line)
     p()
-    p(f'Cells: mean over runs (ratio against `{base}` [95% interval], only with >= 2 runs each; "n.d." as above). '
+    p(f'Cells: arithmetic mean over runs (ratio of geometric means against `{base}` [95% interval], only with >= 2 runs each; "n.d." as above). '
       f'Boot SLO = 2x the median over all runs of the p99 in phase `alone` ({fmt(boot_slo / 1e3 if boot_slo else None)} ms); '
       'per-run SLO = 2x the same run\'s p99 in `alone`; "s over" = seconds on the wall clock whose p99 exceeded it, '
       'or in which no transaction completed while one had been waiting longer than the SLO. Latency is pgbench\'s, '
@@ -856,13 +934,13 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
       '1 s windows in which pages went to the disk but none to the pool (pswpout beyond zswpwb moved, zswpout did '
       'not); pool_limit_hit, reject_* from debugfs (when mounted); PSI = share of wall time with some task of the '
       'cgroup stalled.')
-    compact = ['sloB_over_s', 'slo_over_s', 'svc_p99_ms', 'svc_p999_ms', 'svc_tps', 'batch_reread_ops_s',
+    compact = ['sloB_over_s', 'slo_over_s', 'svc_p99_ms', 'svc_p999_ms', 'svc_tps', 'svc_late_pct', 'batch_reread_ops_s',
                'batch_fill_ops_s', 'batch_ops_s', 'pool_ge95_frac', 'pool_reject_frac', 'zswpwb', 'pswpin',
                'psi_cpu_svc_pct', 'psi_cpu_batch_pct', 'daemon_cpu_ms']
     compact = [k for k in compact if any(r.get(k) is not None for r in rep.rows)]
     for bk in bks:
         p()
-        p(f'#### Whole run, batch `{bk}`')
+        p(f'#### Whole run, batch `{bk}`' + (f' (CALIBRATION FAILED: {cflag})' if cflag else ''))
         p()
         p('| config | ' + ' | '.join(LAB[k] for k in compact) + ' |')
         p('|---|' + '---|' * len(compact))
@@ -870,7 +948,8 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
             p(f'| {c} | ' + ' | '.join(rep.cell(c, bk, 'all', k) for k in compact) + ' |')
         ops_k = 'batch_reread_ops_s' if any(r.get('batch_reread_ops_s') is not None for r in rep.rows) else 'batch_ops_s'
         p()
-        p(f'#### Per phase, batch `{bk}`: service p99 ms / seconds over the boot SLO / {LAB[ops_k]} (means)')
+        p(f'#### Per phase, batch `{bk}`: service p99 ms / seconds over the boot SLO / {LAB[ops_k]} '
+          '(geometric means, as the ratios; the best static chosen by them)')
         p()
         p('| config | ' + ' | '.join(real) + ' |')
         p('|---|' + '---|' * len(real))
@@ -878,8 +957,8 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
         def m3(c, ph):
             o = []
             for k in ('svc_p99_ms', 'sloB_over_s', ops_k):
-                v = rep.vals(c, bk, ph, k)
-                o.append(fmt(scale(k, st.mean(v))) if v else '-')
+                v = rep.gmean(c, bk, ph, k)
+                o.append(fmt(scale(k, v)) if v is not None else '-')
             return ' / '.join(o)
         for c in cfgs:
             p(f'| {c} | ' + ' | '.join(m3(c, ph) for ph in real) + ' |')
@@ -889,7 +968,7 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
             for ph in real:
                 parts = []
                 for k, low in (('svc_p99_ms', True), ('sloB_over_s', True), (ops_k, False)):
-                    cand = [(st.mean(rep.vals(c, bk, ph, k)), c) for c in stat_c if rep.vals(c, bk, ph, k)]
+                    cand = [(rep.gmean(c, bk, ph, k), c) for c in stat_c if rep.vals(c, bk, ph, k)]
                     if not cand:
                         parts.append('-')
                         continue
@@ -909,7 +988,7 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
             p('|---|' + '---|' * len(phs))
             for c in cfgs:
                 p(f'| {c} | ' + ' | '.join(rep.cell(c, bk, ph, k) for ph in phs) + ' |')
-    head = ['svc_p50_ms', 'svc_p99_ms', 'svc_p999_ms', 'sloB_over_s', 'slo_over_s', 'svc_tps', 'batch_ops_s',
+    head = ['svc_p50_ms', 'svc_p99_ms', 'svc_p999_ms', 'sloB_over_s', 'slo_over_s', 'svc_tps', 'svc_late_pct', 'batch_ops_s',
             'batch_fill_ops_s', 'batch_reread_ops_s', 'pool_ge95_frac', 'pool_reject_frac']
     more = ['zswpout', 'zswpwb', 'zswpin', 'pswpin', 'pswpout', 'pool_limit_hit', 'reject_hits', 'batch_sys_s',
             'daemon_cpu_ms', 'psi_svc_pct', 'psi_batch_pct', 'psi_cpu_svc_pct', 'psi_cpu_batch_pct',
@@ -932,17 +1011,16 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
     statics = [c for c in cfgs if c in STATIC and c not in twins]
     daemons = [c for c in cfgs if c not in STATIC and c not in twins]
 
-    def mean(c, bk, ph, k):
-        v = rep.vals(c, bk, ph, k)
-        return st.mean(v) if v else None
+    def mean(c, bk, ph, k):  # the geometric mean (Report.gmean), as the ratios
+        return rep.gmean(c, bk, ph, k)
     for bk in bks:
         ops_k = 'batch_reread_ops_s' if any(r.get('batch_reread_ops_s') is not None for r in rep.rows) else 'batch_ops_s'
         goal = [('svc_p99_ms', True), ('sloB_over_s', True), ('slo_over_s', True), (ops_k, False), ('pool_ge95_frac', True)]
         p()
         p(f'### Per-phase hindsight optimum over the static settings (batch `{bk}`)')
         p()
-        p('Best static setting per phase and metric (mean), and each daemon configuration\'s mean as a ratio '
-          'to that best (for latency/SLO/pool lower is better, for batch throughput higher); "n.d." when the '
+        p('Best static setting per phase and metric by geometric mean (the mean of every ratio here), and each '
+          'daemon configuration\'s geometric mean as a ratio to that best (for latency/SLO/pool lower is better, for batch throughput higher); "n.d." when the '
           'daemon and that static setting are not told apart (interval or MDE).')
         p()
         p('| phase | metric | best static | value | ' + ' | '.join(daemons) + ' |')
@@ -1009,7 +1087,8 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
 
         def verdict(d, best, k, want):
             a, b = rep.vals(d, bk, 'all', k), rep.vals(best, bk, 'all', k)
-            r = st.mean(a) / st.mean(b) if st.mean(b) else math.inf
+            ga, gb = rep.gmean(d, bk, 'all', k), rep.gmean(best, bk, 'all', k)
+            r = ga / gb if gb else math.inf
             if r >= want:
                 return 'pass'
             w = stats.welch_log(a, b, rep.off(bk, 'all', k))
@@ -1052,16 +1131,209 @@ def report(R, rows, aa, base, env, calib, calib_end, runs, boot_slo, source, war
     return status
 
 
+# ---------------------------------------------------------------- headroom (issue 47)
+# What a policy could win over the best single static setting on a bed: per-phase hindsight
+# (the best static chosen separately for each phase) against the best static for the whole
+# run, on the service's seconds over the boot SLO, its p99 and the batch's re-read. Every
+# value is a geometric mean over runs (Report.gmean's offsets), combined over the phases:
+# seconds over the SLO summed, re-read operations summed (as a whole-run rate), the p99 as
+# the duration-weighted geometric mean of the phases' p99s. Gains: seconds saved, and the
+# fraction by which the p99 or the re-read is better.
+HEADROOM = (('sloB_over_s', 's over boot SLO', 'sum'), ('svc_p99_ms', 'svc p99', 'logmean'),
+            ('batch_reread_ops_s', 'batch re-read', 'rate'))
+
+
+def _combine(how, vals, durs):
+    if how == 'sum':
+        return sum(vals)
+    tot = sum(durs)
+    if how == 'rate':
+        return sum(v * d for v, d in zip(vals, durs)) / tot
+    if min(vals) <= 0:
+        return None
+    return math.exp(sum(d * math.log(v) for v, d in zip(vals, durs)) / tot)
+
+
+def _gain(k, static, hind):
+    """what the per-phase choice gains over the static one: seconds, or a fraction"""
+    if static is None or hind is None:
+        return None
+    if k == 'sloB_over_s':
+        return static - hind
+    if LOWER[k]:
+        return static / hind - 1.0 if hind > 0 else None
+    return hind / static - 1.0 if static > 0 else None
+
+
+def headroom_one(rep, bk, phases, durs, cfgs, k, how, train, evals):
+    """(best static chosen on the runs in train, per-phase choices on train, gain measured on
+    the runs in evals) for metric k; train/evals are sets of run indices"""
+    def g(c, ph, idx):
+        v = [r[k] for r in rep._v.get((c, bk, ph), []) if r['run'] in idx and r.get(k) is not None]
+        if not v:
+            return None
+        cc = rep.off(bk, ph, k)
+        if any(x + cc <= 0 for x in v):
+            return st.mean(v)
+        x = math.exp(st.mean(math.log(x + cc) for x in v)) - cc
+        return 0.0 if abs(x) < 1e-9 * max(1.0, cc) else x
+    better = min if LOWER[k] else max
+
+    def whole(choice, idx):
+        vals = [g(choice[i], ph, idx) for i, ph in enumerate(phases)]
+        return None if None in vals else _combine(how, vals, durs)
+    cand = [(whole([c] * len(phases), train), c) for c in cfgs]
+    cand = [x for x in cand if x[0] is not None]
+    if not cand:
+        return None
+    best = better(cand)[1]
+    per = []
+    for ph in phases:
+        pc = [(g(c, ph, train), c) for c in cfgs if g(c, ph, train) is not None]
+        if not pc:
+            return None
+        per.append(better(pc)[1])
+    return best, per, _gain(k, whole([best] * len(phases), evals), whole(per, evals))
+
+
+def headroom(rep, bk, cfgs, k, how):
+    """in-sample and cross-validated gain of per-phase hindsight over the best static among
+    cfgs on metric k: dict(best, per, gain, cv, folds) or None. Cross-validation: the runs
+    split by round, odd rounds against even ones (each half holds runs from the whole boot,
+    as the order interleaves configurations round by round); the choice made on one half,
+    judged on the other, both ways, the two gains averaged."""
+    phases = [ph for ph in ordered(rep.rows, 'phase') if ph != 'all']
+    sel = [r for r in rep.rows if r['batch'] == bk and r['phase'] in phases]
+    if not phases or not sel or not any(r.get(k) is not None for r in sel):
+        return None
+    durs = [st.mean(r['dur_s'] for r in sel if r['phase'] == ph) for ph in phases]
+    idx = {r['run'] for r in sel if r['cfg'] in cfgs}
+    ins = headroom_one(rep, bk, phases, durs, cfgs, k, how, idx, idx)
+    if ins is None:
+        return None
+    odd, even = {i for i in idx if i % 2}, {i for i in idx if not i % 2}
+    folds = []
+    if odd and even:
+        for a, b in ((odd, even), (even, odd)):
+            f = headroom_one(rep, bk, phases, durs, cfgs, k, how, a, b)
+            if f is not None and f[2] is not None:
+                folds.append(f)
+    cv = st.mean(f[2] for f in folds) if len(folds) == 2 else None
+    return {'best': ins[0], 'per': list(zip(phases, ins[1])), 'gain': ins[2], 'cv': cv, 'folds': folds}
+
+
+def fmt_gain(k, v):
+    if v is None:
+        return '-'
+    return f'{v:+.2f} s' if k == 'sloB_over_s' else f'{100 * v:+.1f}%'
+
+
+def headroom_rows(R):
+    """(label, statics, twin pair, rows of the table) for one results directory"""
+    env = kvfile(os.path.join(R, 'env.txt'))
+    v = (setting(env, 'AA') or '').split()
+    aa = v if len(v) == 2 else None
+    runs = read_runs(R)
+    store = Store(R)
+    if runs and any(store.has_run(d['run']) for d in runs):
+        rows, _ = extract(R, store, runs, plot=False)
+    elif os.path.exists(os.path.join(R, 'results.csv')) and runs:
+        rows = read_phases_csv(os.path.join(R, 'results.csv'))
+    else:
+        return None
+    rep = Report(rows, aa, aa[0] if aa else 'N')
+    cfgs = ordered(rep.rows, 'cfg')
+    twins = {aa[1]} if aa and all(c in cfgs for c in aa) else set()
+    statics = [c for c in cfgs if c in STATIC and c not in twins]
+    out = []
+    for bk in ordered(rep.rows, 'batch'):
+        for k, lab, how in HEADROOM:
+            h = headroom(rep, bk, statics, k, how) if statics else None
+            f = headroom(rep, bk, list(aa), k, how) if twins else None
+            if h is None:
+                continue
+            floor = None
+            if f and f['gain'] is not None:
+                floor = max(0.0, f['gain'], abs(f['cv']) if f['cv'] is not None else 0.0)
+            resolved = (h['cv'] is not None and h['gain'] is not None and floor is not None
+                        and min(h['cv'], h['gain']) > floor)
+            out.append({'batch': bk, 'metric': k, 'label': lab, 'h': h, 'floor': f, 'resolved': resolved,
+                        'floor_v': floor})
+    return os.path.basename(os.path.normpath(R)), statics, aa, out
+
+
+HEADROOM_TEXT = (
+    'Headroom (summarize.py --headroom): per-phase hindsight = the best static setting chosen separately for '
+    'each phase (geometric mean over runs), against the best single static setting over the whole run; '
+    'phases combined as seconds over the boot SLO summed, re-read operations summed, p99 as the '
+    'duration-weighted geometric mean of the p99s of the phases. Gain: seconds saved, or how much better the p99 '
+    '(best static / hindsight - 1) or the re-read (hindsight / best static - 1). In-sample: chosen and judged '
+    'on every run; cross-validated (CV): chosen on the odd rounds and judged on the even ones and the other way '
+    'round, the two gains averaged (a round holds one run of each configuration, so each half spans the whole '
+    'boot). Twin floor: the in-sample gain of the same procedure over the A/A pair alone, two names for one '
+    'configuration, i.e. what choosing per phase wins from noise; the floor is the larger of that gain and the '
+    'size of the twin\'s CV gain (0 at least). A metric has headroom when both its in-sample and its CV gain '
+    'exceed the floor (the floor comes from two candidates, the statics are more: a gain just above it is '
+    'weak evidence); a family none of whose metrics has any is a no-harm family: the best static is all '
+    'it needs.')
+
+
+def headroom_report(dirs, out):
+    p = lambda *a: print(*a, file=out)  # noqa: E731
+    p(HEADROOM_TEXT)
+    p()
+    p('| boot | statics | metric | best static | per-phase hindsight | gain in-sample | gain CV | twin floor '
+      '(in-sample / CV) | headroom |')
+    p('|---|---|---|---|---|---|---|---|---|')
+    verdicts = []
+    for R in dirs:
+        res = headroom_rows(R)
+        if res is None:
+            name = os.path.basename(os.path.normpath(R))
+            legacy = os.path.exists(os.path.join(R, 'results.csv')) and \
+                'dataset' in open(os.path.join(R, 'results.csv')).readline().split(',')
+            p(f'| {name} | - | ' + ('one phase (the legacy bed: a run is one phase), so per-phase hindsight '
+                                   'is the best static | | | 0 by construction | | | no |' if legacy else
+                                   'no per-phase data | | | | | | |'))
+            verdicts.append(f'`{name}`: ' + ('no-harm family (one phase: nothing to choose per phase)'
+                                             if legacy else 'no data'))
+            continue
+        name, statics, aa, rows = res
+        if not rows:
+            p(f"| {name} | {', '.join(statics) or 'none'} | no metric with data | | | | | | |")
+        for x in rows:
+            h, f, k = x['h'], x['floor'], x['metric']
+            per = ', '.join(f'{ph} {c}' for ph, c in h['per'])
+            one = len(statics) == 1
+            fl = f"{fmt_gain(k, f['gain'])} / {fmt_gain(k, f['cv'])}" if f else 'no A/A pair'
+            p(f"| {name} | {', '.join(statics)} | {x['label']} | {h['best']} | {per} | {fmt_gain(k, h['gain'])} | "
+              f"{fmt_gain(k, h['cv'])} | {fl} | "
+              f"{'one static: none by construction' if one else ('**yes**' if x['resolved'] else 'no')} |")
+        hr = [x['label'] for x in rows if x['resolved'] and len(statics) > 1]
+        verdicts.append(f"`{name}`: " + (f"headroom on {', '.join(hr)}" if hr else
+                                         ('no-harm family (one static setting only: nothing to choose per phase)'
+                                          if len(statics) <= 1 else 'no-harm family (headroom inside the floor)')))
+    p()
+    p('Verdict: ' + '; '.join(verdicts) + '.')
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('dir')
+    ap.add_argument('dir', nargs='+')
+    ap.add_argument('--headroom', action='store_true',
+                    help='the headroom table of every DIR (per-phase hindsight vs the best static)')
     ap.add_argument('--aa')
     ap.add_argument('--base')
     ap.add_argument('--discard-first', action='store_true')
     ap.add_argument('--pack', action='store_true')
     ap.add_argument('--budget', type=float, default=10.0)
     o = ap.parse_args(argv)
-    R = o.dir
+    if o.headroom:
+        return headroom_report(o.dir, sys.stdout)
+    if len(o.dir) != 1:
+        ap.error('one DIR (several only with --headroom)')
+    R = o.dir[0]
     if o.pack:
         return pack(R, o.budget)
     env = kvfile(os.path.join(R, 'env.txt'))
@@ -1070,8 +1342,9 @@ def main(argv=None):
     bp = kvfile(os.path.join(R, 'boot-panics.txt'))
     if bp.get('panics_before_userspace'):
         env['panics_before_userspace'] = bp['panics_before_userspace']
-    if bp.get('panic_after_userspace'):
-        env['panic_after_userspace'] = bp['panic_after_userspace']
+    for k in ('panic_after_userspace', 'cpu', 'console_logs', 'kernel_panics', 'oopses', 'double_faults'):
+        if bp.get(k):
+            env[k] = bp[k]
     aa = None
     if o.aa:
         aa = o.aa.split(',')

@@ -412,6 +412,141 @@ class Summary(unittest.TestCase):
         self.assertIsNone(r['batch_fill_ops_s'])
 
 
+def phase_rows(values, phases=('a', 'b'), metric='svc_p99_ms'):
+    """rows of a boot from {cfg: {phase: [value per run]}} (10 s phases, batch walk)"""
+    rows = []
+    for c, per in values.items():
+        for ph in phases:
+            for i, v in enumerate(per[ph], 1):
+                rows.append({'cfg': c, 'batch': 'walk', 'run': i, 'phase': ph, 'dur_s': 10.0, 'warmup': 0,
+                             metric: v})
+    return rows
+
+
+class Issue47(unittest.TestCase):
+    """the audit of issue 47: one mean (geometric) for the best static and the ratios; the
+    calibration failure and the panics said in every summary; the headroom table"""
+
+    def test_best_static_is_chosen_by_the_geometric_mean(self):
+        # A: one slow run of five (arithmetic mean 20.8, geometric 2.5); B: 10 every run.
+        # The arithmetic mean chose B; the ratios (geometric) say A is 0.25x B
+        rows = phase_rows({'A': {'a': [1, 1, 1, 1, 100]}, 'B': {'a': [10] * 5}, 'Z': {'a': [5] * 5}},
+                          phases=('a',))
+        for r in rows:
+            r['cfg'] = {'A': 'N', 'B': 'Y', 'Z': 'zt'}[r['cfg']]
+        rep = summarize.Report(rows, None, 'N')
+        self.assertAlmostEqual(rep.gmean('N', 'walk', 'a', 'svc_p99_ms'), 100 ** 0.2)
+        out = io.StringIO()
+        summarize.report('.', rows, None, 'N', {}, {'ok': '1'}, {}, [], None, 'test', '', out)
+        self.assertRegex(out.getvalue(), r'\| a \| svc p99 ms \| N \| 2\.51 \| 5\.00 \(1\.99x')
+        self.assertIn('| hindsight best static | 2.51 N /', out.getvalue())
+
+    def test_calibration_failure_is_said_with_its_ratio(self):
+        out = io.StringIO()
+        rows = phase_rows({'N': {'a': [1, 2]}}, phases=('a',))
+        rc = summarize.report('.', rows, None, 'N', {}, {'ok': '1', 'ratio': '42.2', 'range': '30-100'},
+                              {'ok': '0', 'ratio': '28.7', 'range': '30-100'}, [], None, 'test', '', out)
+        self.assertEqual(rc, 3)
+        self.assertIn('**CALIBRATION FAILED (at the end of the boot: 28.7x, outside 30-100)', out.getvalue())
+        self.assertIn('#### Whole run, batch `walk` (CALIBRATION FAILED: at the end of the boot: 28.7x',
+                      out.getvalue())
+
+    def test_panics_are_counted_in_the_summary(self):
+        self.assertEqual(summarize.panic_line({'cpu': 'max,-cx16', 'console_logs': '2', 'kernel_panics': '1',
+                                               'oopses': '1', 'double_faults': '1',
+                                               'panics_before_userspace': '1'}),
+                         'Guest panics (qemu `-cpu max,-cx16`, 2 console log(s) of this boot): 1 kernel panics, '
+                         '1 double faults, 1 oopses; 1 before userspace (booted again).')
+        self.assertIn('did not count panics', summarize.panic_line({'panics_before_userspace': '0'}))
+
+    def headroom(self, values, aa=('T', 'T2')):
+        rows = phase_rows(values)
+        rep = summarize.Report(rows, list(aa), aa[0])
+        h = summarize.headroom(rep, 'walk', ['N', 'Y'], 'svc_p99_ms', 'logmean')
+        f = summarize.headroom(rep, 'walk', list(aa), 'svc_p99_ms', 'logmean')
+        return h, f
+
+    def test_headroom_where_the_best_static_changes_by_phase(self):
+        # N is 10 ms in phase a and 20 in b, Y the other way round: per phase 10 and 10, the
+        # best single static sqrt(10 * 20) = 14.1 (duration-weighted geometric mean): +41%
+        jit = [1.0, 1.02, 0.98, 1.01]
+        h, f = self.headroom({'N': {'a': [10 * j for j in jit], 'b': [20 * j for j in jit]},
+                              'Y': {'a': [20 * j for j in jit], 'b': [10 * j for j in jit]},
+                              'T': {'a': [15 * j for j in jit], 'b': [15 * j for j in jit]},
+                              'T2': {'a': [15 * j for j in reversed(jit)], 'b': [15 * j for j in jit]}})
+        self.assertEqual(dict(h['per']), {'a': 'N', 'b': 'Y'})
+        self.assertAlmostEqual(h['gain'], math.sqrt(2) - 1, places=2)
+        self.assertAlmostEqual(h['cv'], math.sqrt(2) - 1, places=2)  # odd and even rounds agree
+        self.assertEqual(len(h['folds']), 2)
+        self.assertLess(f['gain'], 0.05)  # two names for one configuration: noise only
+
+    def test_no_headroom_where_one_static_is_best_everywhere(self):
+        jit = [1.0, 1.1, 0.9, 1.05]
+        h, f = self.headroom({'N': {'a': [10 * j for j in jit], 'b': [10 * j for j in jit]},
+                              'Y': {'a': [20 * j for j in jit], 'b': [20 * j for j in jit]},
+                              'T': {'a': [15 * j for j in jit], 'b': [15 * j for j in jit]},
+                              'T2': {'a': [15 * j for j in reversed(jit)], 'b': [15 * j for j in jit]}})
+        self.assertEqual(h['best'], 'N')
+        self.assertEqual(h['gain'], 0.0)
+        self.assertEqual(h['cv'], 0.0)
+
+    def test_cross_validation_sees_through_noise(self):
+        # N and Y the same but for noise that flips from round to round: in-sample per-phase
+        # picking gains, judged on the other half it does not
+        h, _ = self.headroom({'N': {'a': [10, 14, 10, 14], 'b': [14, 10, 14, 10]},
+                              'Y': {'a': [14, 10, 14, 10], 'b': [10, 14, 10, 14]},
+                              'T': {'a': [12] * 4, 'b': [12] * 4}, 'T2': {'a': [12] * 4, 'b': [12] * 4}})
+        self.assertLess(h['cv'], 0.0)
+
+    def test_headroom_command_on_a_fixture(self):
+        # one command: summarize.py --headroom DIR, here on a results.csv without raw data
+        with tempfile.TemporaryDirectory() as d:
+            rows = phase_rows({'N': {'a': [10, 10.2, 9.8, 10.1], 'b': [20, 20.4, 19.6, 20.2]},
+                               'Y': {'a': [20, 20.4, 19.6, 20.2], 'b': [10, 10.2, 9.8, 10.1]},
+                               'N2': {'a': [20, 20.4, 19.6, 20.2], 'b': [20, 20.4, 19.6, 20.2]}})
+            keys = ['cfg', 'batch', 'run', 'phase', 'dur_s', 'warmup', 'svc_p99_ms']
+            with open(os.path.join(d, 'results.csv'), 'w') as f:
+                f.write(','.join(keys) + '\n')
+                for r in rows:
+                    f.write(','.join(str(r[k]) for k in keys) + '\n')
+            open(os.path.join(d, 'runs.txt'), 'w').write('run=N.walk.r1 cfg=N batch=walk idx=1\n')
+            open(os.path.join(d, 'env.txt'), 'w').write("settings=RUNS=4 CONFIGS='N N2 Y' AA='N N2'\n")
+            rc, out = run_main(['--headroom', d])
+            self.assertEqual(rc, 0)
+            name = os.path.basename(d)
+            self.assertRegex(out, rf'\| {name} \| N, Y \| svc p99 \| [NY] \| a N, b Y \| \+41\.4% \| '
+                                  r'\+41\.4% \| [-+0-9.]+% / [-+0-9.]+% \| \*\*yes\*\* \|')
+            self.assertIn(f'`{name}`: headroom on svc p99', out)
+            self.assertEqual(sorted(os.listdir(d)), ['env.txt', 'results.csv', 'runs.txt'])
+
+
+class SharedDisk(unittest.TestCase):
+    """the shared-disk family (issue 47): pgbench's latency limit and the new statics"""
+
+    def test_late_and_skipped_transactions_per_phase(self):
+        with tempfile.TemporaryDirectory() as d:
+            synthetic_dir(d)
+            # pgbench 15's summary (as the shared-disk smoke boot printed it): the late ones
+            # out of those processed, the skipped ones apart
+            for ph, (late, skipped, tot) in (('alone', (0, 0, 500)), ('start', (20, 5, 500)), ('busy', (5, 0, 500))):
+                with open(os.path.join(d, f'N.walk.r1.pg.{ph}.out'), 'w') as f:
+                    f.write(f'number of transactions actually processed: {tot - skipped}\n'
+                            f'number of transactions skipped: {skipped} ({100 * skipped / tot:.3f}%)\n'
+                            f'number of transactions above the 200.0 ms latency limit: {late}/{tot - skipped} '
+                            f'({100 * late / (tot - skipped):.3f}%)\n')
+            rows = summarize.extract(d, summarize.Store(d), summarize.read_runs(d), plot=False)[0]
+            got = {r['phase']: r['svc_late_pct'] for r in rows if r['cfg'] == 'N' and r['run'] == 1 and not r['warmup']}
+            self.assertEqual(got, {'alone': 0.0, 'start': 5.0, 'busy': 1.0, 'all': 2.0})
+            # without a latency limit (every other bed) there is no such figure
+            self.assertTrue(all(r['svc_late_pct'] is None for r in rows if r['run'] == 2))
+
+    def test_writeback_statics_are_static_settings(self):
+        self.assertIn('svc-wb0', summarize.STATIC)
+        self.assertIn('batch-wb0', summarize.STATIC)
+        self.assertEqual(summarize.cfg_name('svc-wb0'),
+                         "N + the service's memory.zswap.writeback=0 (systemd's MemoryZSwapWriteback=no)")
+
+
 class ConfigNames(unittest.TestCase):
     """A static cap is applied on top of the shrinker value each run starts from; in the
     baseline-y family that is Y, and the summaries once called its caps "N + ..."."""
@@ -473,7 +608,7 @@ class LegacyPlot(unittest.TestCase):
                              ['timeline-N.png', 'timeline-N2.png', 'timeline-Y.png', 'timeline-zt.png'])
             gp = open(log).read()
             self.assertIn('.mixed.r5.dat', gp)
-            self.assertNotIn('w1', gp)
+            self.assertNotIn('.w1.', gp)  # the warm-up's files (not 'w1' in a random temp name)
 
 
 def tap():

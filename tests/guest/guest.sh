@@ -241,11 +241,11 @@ case_enable() {
 	echo "startup lines:"; echo "$log" | indent
 	if $HAVE_KNOB; then
 		set -- '^Knob: shrinker_enabled = N$' '^Started \(pid [0-9]+\)$'
-		st='^(Idle|Favouring stores|Protecting pool), shrinker_enabled=[YN], pressure [0-9]+\.[0-9]%, pool [0-9]+% of limit$'
+		st='^(Idle|Favouring stores|Protecting pool), shrinker_enabled=[YN], pressure [0-9]+\.[0-9]%( \(the rest: [^()]+\))?, pool [0-9]+% of limit$'
 	else
 		set -- '^Knob: neither shrinker_enabled \(Linux 6\.8\+\) nor shrink_enabled exists; monitoring only, batch caps still apply$' \
 			'^Started \(pid [0-9]+\), monitoring only$'
-		st='^(Idle|Favouring stores|Protecting pool), knob none, pressure [0-9]+\.[0-9]%, pool [0-9]+% of limit$'
+		st='^(Idle|Favouring stores|Protecting pool), knob none, pressure [0-9]+\.[0-9]%( \(the rest: [^()]+\))?, pool [0-9]+% of limit$'
 	fi
 	for re in "$@" \
 		"^zswap: enabled(, compressor [^,]+)?, max_pool_percent=$POOL_PCT \\(limit [^)]+\\)$" \

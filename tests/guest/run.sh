@@ -38,6 +38,9 @@
 #   GUEST_NICE      nice level for mmdebstrap, the build and qemu (default 0;
 #                   19 next to a benchmark)
 #   GUEST_MEM       guest MiB (2048)
+#   GUEST_CPU       qemu's -cpu model (default max,-cx16: TCG mis-emulates SLUB's
+#                   cmpxchg16b, the guest's "double fault" in kmem_cache_alloc;
+#                   GUEST_CPU=max for the model of earlier runs)
 #   GUEST_CASES     run only these case names (space-separated), for debugging
 #   GUEST_BUILD_ONLY=1  build the trees, the daemon and the images; boot nothing
 #   APT_SOURCES     apt sources file (default: this host's)
@@ -303,7 +306,7 @@ boot() {
 		rc=0
 		truncate -s 1G "$run/swap.img"
 		say "$name: booting $krel ($MEM MiB, 2 CPUs, TCG, nice $NICE, limit $TIMEOUT s); serial log $run/serial.log"
-		run_nice timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$MEM" -smp 2 \
+		run_nice timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu "${GUEST_CPU:-max,-cx16}" -m "$MEM" -smp 2 \
 			-nodefaults -display none -serial stdio -no-reboot \
 			-kernel "$base/rootfs/boot/vmlinuz-$krel" -initrd "$base/rootfs/boot/initrd.img-$krel" \
 			-append "root=/dev/vda rw console=ttyS0 zswap.enabled=1 mitigations=off panic=-1 systemd.show_status=0" \

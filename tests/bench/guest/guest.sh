@@ -25,7 +25,8 @@
 #   N        static shrinker_enabled=N          Y     static shrinker_enabled=Y
 #   cap0     batch memory.zswap.max=0            caphalf  batch memory.zswap.max = pool limit / 2
 #   capq     batch memory.zswap.max = pool limit / 4   cap3q  ... = pool limit * 3/4
-#   wb0      batch memory.zswap.writeback=0      low   service memory.low=SVC_LOW
+#   wb0, batch-wb0  batch memory.zswap.writeback=0   low   service memory.low=SVC_LOW
+#   svc-wb0  the service's memory.zswap.writeback=0 (systemd's MemoryZSwapWriteback=no; 6.8+)
 #   off      zswap disabled                      pool20  max_pool_percent=20
 #   zt       zswap-tuned, shipped defaults (empty drop-in)
 #   ztcfg    zswap-tuned configured: ZTCFG_CONF (service cgroup as [Pressure] Cgroups=,
@@ -39,6 +40,15 @@
 # order drawn afresh every round from SEED (guest/order.sh; recorded in env.txt), after
 # one warm-up run (WARMUP_RUNS, recorded in runs.txt as warmup=1 and left out of every
 # statistic) at the start of the boot.
+# SHARED_DISK=1 (the shared-disk family, issue 47): one disk for swap and the service's data:
+# /dev/vdb carries an ext4 file system (made by run.sh on the host, served by nbdkit with
+# the cloud profile's per-request delay and qemu's IOPS and bandwidth throttle), mounted on
+# /srv/shared, holding a swap file (SHARED_SWAP_MB) and PostgreSQL's data directory and WAL
+# (copied there once at setup from the image's cluster, kept across the runs of the boot).
+# PG_DURABLE=1: fsync, synchronous_commit and full_page_writes on, checkpoints as shipped;
+# PG_SCRIPT=tpcb: pgbench's built-in TPC-B-like read-write script (select: the select-only
+# one of the other beds); PG_LATENCY_LIMIT=MS: pgbench -L (the SLO: transactions that would
+# start later than it are skipped, and late and skipped ones are counted in the summary).
 # Raw results go to /out/results/ (run.sh's report step turns them into tables/plots):
 #   calib.txt   swap-in calibration          env.txt      kernel, knobs, daemon, settings
 #   runs.txt    one line per run (with the guest's speed before and after it: zbench speed)
@@ -83,6 +93,13 @@ CAL_MIN=${CAL_MIN:-30}
 CAL_MAX=${CAL_MAX:-100}
 SAMPLE_MS=${SAMPLE_MS:-100}
 ZTCFG_CONF=${ZTCFG_CONF:-$(printf '[Pressure]\nCgroups=bench-svc\n[Batch]\nCgroups=bench-batch')}
+SHARED_DISK=${SHARED_DISK:-0}       # 1: swap file and PostgreSQL's data + WAL on one disk (SWAP_DEV)
+SHARED_MNT=/srv/shared
+SHARED_SWAP_MB=${SHARED_SWAP_MB:-2048}
+PG_SCRIPT=${PG_SCRIPT:-select}      # select | tpcb (built-in tpcb-like, read-write)
+PG_LATENCY_LIMIT=${PG_LATENCY_LIMIT:-} # ms: pgbench -L (empty: none)
+PG_DURABLE=${PG_DURABLE:-0}         # 1: fsync/synchronous_commit/full_page_writes on, shipped checkpoints
+PG_PREWARM=${PG_PREWARM:-1}         # 0: the service reads its data from the disk as it goes
 
 R=$S/results; mkdir -p $R
 P=/sys/module/zswap/parameters; CG=/sys/fs/cgroup; DBG=/sys/kernel/debug/zswap
@@ -107,7 +124,11 @@ setup() {
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	[ -b $SWAP_DEV ] || { log "FATAL: no swap disk $SWAP_DEV"; exit 1; }
 	swapoff -a 2>/dev/null
-	mkswap -f $SWAP_DEV > /dev/null && swapon $SWAP_DEV || { log "FATAL: swapon $SWAP_DEV failed"; exit 1; }
+	if [ "$SHARED_DISK" = 1 ]; then
+		shared_setup
+	else
+		mkswap -f $SWAP_DEV > /dev/null && swapon $SWAP_DEV || { log "FATAL: swapon $SWAP_DEV failed"; exit 1; }
+	fi
 	echo Y > $P/enabled
 	grep -qw memory $CG/cgroup.subtree_control || echo +memory > $CG/cgroup.subtree_control
 	mkdir -p $SVCCG $BATCHCG $CLICG $CALCG
@@ -123,6 +144,18 @@ setup() {
 		$RECDIR/current.rec $RECDIR > /run/systemd/system/zswap-tuned.service.d/bench-record.conf
 	systemctl daemon-reload
 	[ -n "$ACCEPT" ] || ACCEPT=$(cat $P/accept_threshold_percent)
+}
+
+# the shared disk: the file system run.sh made on it, a swap file, the service's cluster
+shared_setup() {
+	local t0 f=$SHARED_MNT/swapfile
+	mkdir -p $SHARED_MNT
+	mount -t ext4 $SWAP_DEV $SHARED_MNT || { log "FATAL: cannot mount the shared disk $SWAP_DEV (ext4 made by run.sh)"; exit 1; }
+	{ fallocate -l ${SHARED_SWAP_MB}M $f && chmod 600 $f && mkswap $f > /dev/null && swapon $f; } ||
+		{ log "FATAL: no swap file $f on the shared disk"; exit 1; }
+	t0=$(mono_ms)
+	cp -a $PGD $SHARED_MNT/pg && sync || { log "FATAL: cannot copy the PostgreSQL cluster to $SHARED_MNT/pg"; exit 1; }
+	log "shared disk: swap file ${SHARED_SWAP_MB} MiB and the cluster ($(du -sm $SHARED_MNT/pg | cut -f1) MiB, copied in $(( ($(mono_ms) - t0) / 1000 )) s) on $SWAP_DEV"
 }
 
 envinfo() {
@@ -146,8 +179,9 @@ envinfo() {
 	done
 	echo "systemd=$(systemctl --version | head -1)"
 	echo "seed=$SEED"
-	echo "order=balanced" # order_plan; boots before it have no order= (a shuffle per round)
-	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS BASE_SHRINKER=$BASE_SHRINKER BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT BATCH_CPU_IDLE=$BATCH_CPU_IDLE"
+	# order_plan; "balanced" before it also spread places (issue 47); no order=: a shuffle per round
+	echo "order=balanced-places"
+	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS BASE_SHRINKER=$BASE_SHRINKER BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT BATCH_CPU_IDLE=$BATCH_CPU_IDLE SHARED_DISK=$SHARED_DISK SHARED_SWAP_MB=$SHARED_SWAP_MB PG_SCRIPT=$PG_SCRIPT PG_LATENCY_LIMIT=$PG_LATENCY_LIMIT PG_DURABLE=$PG_DURABLE PG_PREWARM=$PG_PREWARM"
 	echo "schedule=$SCHEDULE"
 	echo "warmup_schedule=${WARMUP_SCHEDULE:-$SCHEDULE}"
 	} > $R/env.txt
@@ -179,13 +213,19 @@ calibrate() { # [end]: the same again at the end of the boot, into calib-end.txt
 
 # ---- the service -----------------------------------------------------------------------
 pg_start() {
-	bash -c "echo \$\$ > $SVCCG/cgroup.procs; exec $ASPG $PGB/postgres -D $PGD -c config_file=$PGC" >> $R/postgres.log 2>&1 &
+	local data=$PGD opts=''
+	[ "$SHARED_DISK" = 1 ] && data=$SHARED_MNT/pg
+	# durable: as shipped (postgresql.conf's defaults), over run.sh's bench.conf drop-in
+	[ "$PG_DURABLE" = 1 ] &&
+		opts='-c fsync=on -c synchronous_commit=on -c full_page_writes=on -c checkpoint_timeout=5min -c max_wal_size=1GB'
+	bash -c "echo \$\$ > $SVCCG/cgroup.procs; exec $ASPG $PGB/postgres -D $data -c config_file=$PGC -c data_directory=$data $opts" >> $R/postgres.log 2>&1 &
 	PGPID=$!
 	local _
 	for _ in $(seq 300); do $PGB/pg_isready -q -h /run/postgresql && break; sleep 0.5; done
-	$ASPG psql -q -At -h /run/postgresql -d bench -c "SELECT pg_prewarm('pgbench_accounts') + pg_prewarm('pgbench_accounts_pkey')" > /dev/null ||
-		log "warn: pg_prewarm failed"
-	if [ ! -s /tmp/select.sql ]; then # pgbench sets :scale to 1 for custom scripts: use the real key range
+	[ "$PG_PREWARM" = 1 ] &&
+		{ $ASPG psql -q -At -h /run/postgresql -d bench -c "SELECT pg_prewarm('pgbench_accounts') + pg_prewarm('pgbench_accounts_pkey')" > /dev/null ||
+			log "warn: pg_prewarm failed"; }
+	if [ "$PG_SCRIPT" = select ] && [ ! -s /tmp/select.sql ]; then # pgbench sets :scale to 1 for custom scripts: use the real key range
 		local n; n=$($ASPG psql -At -h /run/postgresql -d bench -c "SELECT count(*) FROM pgbench_accounts")
 		printf '\\set aid random_gaussian(1, %s, %s)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' \
 			"$n" "$PG_GAUSS" > /tmp/select.sql
@@ -197,9 +237,14 @@ pg_stop() {
 	[ -n "${PGPID:-}" ] || return 0
 	kill -INT $PGPID 2>/dev/null; wait $PGPID 2>/dev/null; PGPID=
 }
-pgb() { # name rate seconds: pgbench in bench-client, per-transaction logs under $R
-	local f rc=0
-	bash -c "echo \$\$ > $CLICG/cgroup.procs; cd /tmp; exec $ASPG $PGB/pgbench -n -h /run/postgresql -f /tmp/select.sql \
+pgb() { # name rate seconds [vacuum]: pgbench in bench-client, per-transaction logs under $R
+	local f rc=0 args="-n -f /tmp/select.sql"
+	if [ "$PG_SCRIPT" = tpcb ]; then
+		# the warm-up (vacuum) lets pgbench vacuum its small tables and empty the history
+		args="-b tpcb-like"; [ -n "${4:-}" ] || args="-n $args"
+	fi
+	[ -z "$PG_LATENCY_LIMIT" ] || args="$args -L $PG_LATENCY_LIMIT"
+	bash -c "echo \$\$ > $CLICG/cgroup.procs; cd /tmp; exec $ASPG $PGB/pgbench -h /run/postgresql $args \
 		-c $PG_CLIENTS -j 2 -R $2 -T $3 -l --log-prefix=/tmp/pglog bench" > $R/$1.out 2>&1 || rc=$?
 	for f in /tmp/pglog.*; do [ -f "$f" ] && mv "$f" "$R/$1.tx.${f##*/pglog.}"; done
 	# a phase whose client gave up measured nothing (and ended early): stop the boot
@@ -267,6 +312,7 @@ reset_knobs() {
 	echo $PAGE_CLUSTER > /proc/sys/vm/page-cluster
 	echo max > $BATCHCG/memory.zswap.max
 	echo 1 > $BATCHCG/memory.zswap.writeback
+	[ ! -f $SVCCG/memory.zswap.writeback ] || echo 1 > $SVCCG/memory.zswap.writeback
 	echo 0 > $SVCCG/memory.low
 	batch_cpu_idle
 }
@@ -293,7 +339,11 @@ apply_cfg() { # cfg
 	caphalf) echo $(( l / 2 * 1024 )) > $BATCHCG/memory.zswap.max ;;
 	capq) echo $(( l / 4 * 1024 )) > $BATCHCG/memory.zswap.max ;;
 	cap3q) echo $(( l * 3 / 4 * 1024 )) > $BATCHCG/memory.zswap.max ;;
-	wb0) echo 0 > $BATCHCG/memory.zswap.writeback ;;
+	wb0|batch-wb0) echo 0 > $BATCHCG/memory.zswap.writeback ;;
+	svc-wb0)
+		[ -f $SVCCG/memory.zswap.writeback ] ||
+			{ log "config svc-wb0: $SVCCG has no memory.zswap.writeback (kernel $(uname -r), before 6.8)"; return 1; }
+		echo 0 > $SVCCG/memory.zswap.writeback ;;
 	low) echo $SVC_LOW > $SVCCG/memory.low ;;
 	off) echo N > $P/enabled ;;
 	pool20) echo 20 > $P/max_pool_percent ;;
@@ -359,7 +409,7 @@ run_one() { # cfg batchkind idx [warmup]
 	$BIN/zsample -i $SAMPLE_MS -o $R/$RUN.samples -P $SVCCG -H $BATCHCG -D $DBG &
 	spid=$!; SPID=$spid
 	pg_start
-	pgb $RUN.warmup $RATE_BUSY $WARMUP
+	pgb $RUN.warmup $RATE_BUSY $WARMUP vacuum
 	for spec in $sched; do
 		IFS=: read -r name dur svc bst <<< "$spec"
 		batch $bst

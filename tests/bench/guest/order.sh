@@ -59,26 +59,33 @@ order_seed() {
 # round (drawn from SEED), each kept when the whole plan's cost does not grow. Candidate 0 is
 # order_shuffle's round, so ORDER_CANDIDATES=1 ORDER_SWAPS=0 gives the per-round shuffle of
 # earlier boots. About 1 s of bash for 7 configurations and 5 rounds.
+# Positions (issue 47): with three configurations the twins' predecessor term alone put the
+# twin first in every round of every such boot (a warm-up of the twin's first, then the twin,
+# then the others, each round). So the cost also holds ORDER_POS_WEIGHT times the sum, over
+# every configuration and place in a round, of the square of how often it ran there: the
+# places spread as in a Latin square (with RUNS rounds of k configurations each one first in
+# at most ceil(RUNS / k) rounds), the order within that still drawn from SEED.
 ORDER_CANDIDATES=${ORDER_CANDIDATES:-16}
 ORDER_SWAPS=${ORDER_SWAPS:-1500}
+ORDER_POS_WEIGHT=${ORDER_POS_WEIGHT:-1}
 order_plan() {
 	local seed=$1 runs=$2 first=$3 t1=$4 t2=$5 prev r k i j n x y cand best bestcost
 	shift 5
-	local -A P=()
+	local -A P=() Q=()
 	local -a R=() w=()
 	prev=$first
 	for (( r = 1; r <= runs; r++ )); do
 		best='' bestcost=''
 		for (( k = 0; k < ORDER_CANDIDATES; k++ )); do
 			cand=$(order_shuffle "$seed" $(( r + k * 1000003 )) "$@")
-			order_arcs 1 "$prev" $cand
+			order_arcs 1 "$prev" $cand; order_pos 1 $cand
 			order_cost "$t1" "$t2" "$@"
-			order_arcs -1 "$prev" $cand
+			order_arcs -1 "$prev" $cand; order_pos -1 $cand
 			if [ -z "$bestcost" ] || [ "$ORDER_COST" -lt "$bestcost" ]; then
 				best=$cand bestcost=$ORDER_COST
 			fi
 		done
-		order_arcs 1 "$prev" $best
+		order_arcs 1 "$prev" $best; order_pos 1 $best
 		R[r]=$best
 		prev=${best##* }
 	done
@@ -100,9 +107,12 @@ order_plan() {
 }
 # order_plan_cost FIRST TWIN TWIN2 WORDS...: ORDER_COST of the rounds in R after FIRST
 order_plan_cost() {
-	P=()
+	local r
+	P=() Q=()
 	# shellcheck disable=SC2068 # the rounds' words, one argument each
 	order_arcs 1 "$1" ${R[@]}
+	# shellcheck disable=SC2086 # a round's words
+	for r in "${R[@]}"; do order_pos 1 $r; done
 	shift
 	order_cost "$@"
 }
@@ -112,7 +122,13 @@ order_arcs() {
 	shift 2
 	for b; do P[$a>$b]=$(( ${P[$a>$b]:-0} + d )); a=$b; done
 }
-# order_cost TWIN TWIN2 WORDS...: ORDER_COST of the arcs in P (see order_plan)
+# order_pos D WORDS...: add D to Q[i:w] for the word w at place i of a round
+order_pos() {
+	local d=$1 i=0 w
+	shift
+	for w; do Q[$i:$w]=$(( ${Q[$i:$w]:-0} + d )); i=$(( i + 1 )); done
+}
+# order_cost TWIN TWIN2 WORDS...: ORDER_COST of the arcs in P and the places in Q (see order_plan)
 order_cost() {
 	local t1=$1 t2=$2 k x y d c=0
 	shift 2
@@ -127,5 +143,6 @@ order_cost() {
 			c=$(( c + 4 * d * d ))
 		done
 	fi
+	for k in "${!Q[@]}"; do c=$(( c + ORDER_POS_WEIGHT * Q[$k] * Q[$k] )); done
 	ORDER_COST=$c
 }
