@@ -174,10 +174,24 @@ LOG
 check "console: an Oops before init is an early panic" bash -c ". '$abs_top_srcdir/tests/guest/console.sh'; console_early_panic '$W/early.log' | grep -q 'Oops: int3'"
 # run.sh's count of a boot's panics (issue 47): the saved double faults, and a boot with no
 # serial-panic*.log (the glob left as it is), which once failed the boot step under set -e
-pc=$(CPU=max,-cx16 bash -euc "$(sed -n '/^panic_count() {/,/^}/p' "$abs_top_srcdir/tests/bench/run.sh")
-	panic_count '$LOG' '$W/serial-panic*.log'" | tr '\n' ' ') && r=0 || r=$?
-check "panics: counted in the console logs that exist ($pc)" \
-	test "$r" = 0 -a "$pc" = "cpu=max,-cx16 console_logs=1 kernel_panics=2 oopses=3 double_faults=2 "
+panic_count_of() { # LOG...: run.sh's panic_count over them, on one line
+	CPU=max,-cx16 bash -euc "$(sed -n '/^panic_count() {/,/^}/p' "$abs_top_srcdir/tests/bench/run.sh")
+	panic_count $*" | tr '\n' ' '
+}
+if [ -e "$LOG" ]; then
+	pc=$(panic_count_of "'$LOG'" "'$W/serial-panic*.log'") && r=0 || r=$?
+	check "panics: counted in the console logs that exist ($pc)" \
+		test "$r" = 0 -a "$pc" = "cpu=max,-cx16 console_logs=1 kernel_panics=2 oopses=3 double_faults=2 "
+fi
+# the same on a made-up console log, which a tarball has too
+printf '%s\n' '[ 1.0] Linux version 6.12' '[ 9.0] PANIC: double fault, error_code: 0x0' \
+	'[ 9.1] Oops: 0000 [#1] PREEMPT SMP' '[ 9.2] Kernel panic - not syncing: Fatal exception' \
+	'[ 9.3] ---[ end Kernel panic - not syncing: Fatal exception ]---' >"$W/one-panic.log"
+pc=$(panic_count_of "'$W/one-panic.log'" "'$W/serial-panic*.log'") && r=0 || r=$?
+check "panics: counted in a console log, the end marker not twice ($pc)" \
+	test "$r" = 0 -a "$pc" = "cpu=max,-cx16 console_logs=1 kernel_panics=1 oopses=1 double_faults=1 "
+pc=$(panic_count_of "'$W/none*.log'") && r=0 || r=$?
+check "panics: no console log, no count ($pc)" test "$r" = 0 -a "$pc" = "cpu=max,-cx16 console_logs=0 "
 printf '[    0.1] Linux version 6.12\n[    1.2] Run /init as init process\n[   30.0] Oops: general protection fault\n' > "$W/late.log"
 check "console: an Oops after 'Run /init as init process' is not" bash -c "! (. '$abs_top_srcdir/tests/guest/console.sh'; console_early_panic '$W/late.log' >/dev/null)"
 printf '[    0.1] Linux version 6.12\n[    1.2] Run /init as init process\n[    9.0] systemd[1]: Started bench.\n' > "$W/clean.log"
