@@ -99,9 +99,21 @@ else
 	AS=()
 fi
 daemon_name() { busctl --address="$ADDR" list --unique --no-legend --no-pager | awk -v p="$PID" '$2 == p { print $1 }'; }
+# the daemon's unique name, once it has exactly one (busctl list asks the bus
+# for each name's PID; under a loaded package build that list was once empty)
+await_daemon_name() {
+	local i n
+	for i in $(seq 100); do
+		n=$(daemon_name)
+		[ "$(grep -c . <<<"$n")" = 1 ] && { DAEMON_NAME=$n; return 0; }
+		sleep 0.1
+	done
+	echo "# the daemon's names on the bus: '${n//$'\n'/ }'"
+	return 1
+}
 forge() {
-	"${AS[@]}" busctl --address="$ADDR" emit --destination="$(daemon_name)" /org/freedesktop/systemd1 \
-		org.freedesktop.systemd1.Manager "$@"
+	"${AS[@]}" busctl --address="$ADDR" emit --destination="$DAEMON_NAME" /org/freedesktop/systemd1 \
+		org.freedesktop.systemd1.Manager "$@" || echo "# busctl emit $1 failed"
 }
 # a unit starts: in the table, the manager's UnitNew, and the daemon takes it
 started() {
@@ -118,8 +130,7 @@ printf '[Pool]\nSampleMs=100\nMinSampleMs=100\n[Batch]\nUnits=backup@*.service\n
 wait_for_line "$W/log" 'Started \(pid'
 wait_for_line "$W/log" 'unit backup@1.service; batch work from now on'
 check "a followed unit running at start is capped" await_cap backup@1
-check "... the daemon is on the bus under a name of its own" bash -c "[ -n \"\$(PID=$PID; busctl --address='$ADDR' \
-	list --unique --no-legend --no-pager | awk -v p=$PID '\$2 == p')\" ]"
+check "... the daemon is on the bus under a name of its own" await_daemon_name
 
 # as user nobody: busctl emit --destination=<the daemon> ... UnitNew
 # "backup@666.service" /org/freedesktop/systemd1/unit/db_2eservice
