@@ -468,8 +468,12 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret
 static int on_name_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         struct units *u = userdata;
         const sd_bus_error *e;
-        const char *owner;
+        const char *owner, *me = NULL;
 
+        /* a reply: the bus has said Hello, our name is known (busctl
+         * monitor and the tests find us by it) */
+        if (!u->direct && sd_bus_get_unique_name(u->bus, &me) >= 0)
+                log_info("Units=: on the system bus as %s", me);
         if (u->lost) {
                 log_notice("Units=: back on the system bus");
                 u->lost = false;

@@ -98,18 +98,12 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/n
 else
 	AS=()
 fi
-daemon_name() { busctl --address="$ADDR" list --unique --no-legend --no-pager | awk -v p="$PID" '$2 == p { print $1 }'; }
-# the daemon's unique name, once it has exactly one (busctl list asks the bus
-# for each name's PID; under a loaded package build that list was once empty)
+# the daemon's unique name, as it says it once it is on the bus (busctl list's
+# PID column, asked of the bus for each name, was empty in a package build)
 await_daemon_name() {
-	local i n
-	for i in $(seq 100); do
-		n=$(daemon_name)
-		[ "$(grep -c . <<<"$n")" = 1 ] && { DAEMON_NAME=$n; return 0; }
-		sleep 0.1
-	done
-	echo "# the daemon's names on the bus: '${n//$'\n'/ }'"
-	return 1
+	wait_for_line "$W/log" 'Units=: on the system bus as :[0-9]+\.[0-9]+$' || return 1
+	DAEMON_NAME=$(sed -n 's/.*Units=: on the system bus as \(:[0-9.]*\)$/\1/p' "$W/log" | tail -n 1)
+	[ -n "$DAEMON_NAME" ] && busctl --address="$ADDR" list --unique --no-legend --no-pager | grep -q "^$DAEMON_NAME "
 }
 forge() {
 	"${AS[@]}" busctl --address="$ADDR" emit --destination="$DAEMON_NAME" /org/freedesktop/systemd1 \
@@ -130,7 +124,8 @@ printf '[Pool]\nSampleMs=100\nMinSampleMs=100\n[Batch]\nUnits=backup@*.service\n
 wait_for_line "$W/log" 'Started \(pid'
 wait_for_line "$W/log" 'unit backup@1.service; batch work from now on'
 check "a followed unit running at start is capped" await_cap backup@1
-check "... the daemon is on the bus under a name of its own" await_daemon_name
+check "... the daemon is on the bus under a name of its own, which it says" await_daemon_name
+DAEMON_NAME=${DAEMON_NAME:-}
 
 # as user nobody: busctl emit --destination=<the daemon> ... UnitNew
 # "backup@666.service" /org/freedesktop/systemd1/unit/db_2eservice
