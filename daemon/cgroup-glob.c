@@ -18,7 +18,9 @@ bool cglob_has_magic(const char *s) {
 }
 
 /* Is every '[' of the component closed by a ']' (fnmatch's rules: a ']'
- * right after '[' or "[!" is a member)? */
+ * right after '[' or "[!" is a member, and so is the ']' that ends a
+ * "[:class:]", "[=c=]" or "[.c.]" inside the brackets)? A bracket left open
+ * here would be closed by fnmatch() past the '/', in the next component. */
 static bool brackets_closed(const char *c) {
         for (const char *p = c; *p; p++) {
                 if (*p == '\\' && p[1]) {
@@ -32,8 +34,17 @@ static bool brackets_closed(const char *c) {
                         q++;
                 if (*q == ']')
                         q++;
-                while (*q && *q != ']')
+                while (*q && *q != ']') {
+                        if (*q == '[' && (q[1] == ':' || q[1] == '=' || q[1] == '.')) {
+                                char end[3] = { q[1], ']', '\0' };
+                                const char *e = strstr(q + 2, end);
+                                if (e) {
+                                        q = e + 2;
+                                        continue;
+                                }
+                        }
                         q++;
+                }
                 if (!*q)
                         return false;
                 p = q;

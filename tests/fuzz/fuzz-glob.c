@@ -62,7 +62,9 @@ static char *expected_rel(const char *pattern, bool *absolute) {
 }
 
 /* Has some component of rel a '[' that fnmatch's rules leave open? A
- * bracket's first member may be ']' (also after '!' or '^'). */
+ * bracket's first member may be ']' (also after '!' or '^'), and a
+ * "[:class:]", "[=c=]" or "[.c.]" closed in the same component is one member
+ * whose ']' does not close the bracket. */
 static bool open_bracket(const char *rel) {
         bool in = false;
         size_t first = 0;
@@ -84,6 +86,12 @@ static bool open_bracket(const char *rel) {
                                 if (rel[first] == '!' || rel[first] == '^')
                                         first++;
                         }
+                } else if (c == '[' && (rel[i + 1] == ':' || rel[i + 1] == '=' || rel[i + 1] == '.')) {
+                        for (size_t j = i + 2; rel[j] && rel[j] != '/'; j++)
+                                if (rel[j] == rel[i + 1] && rel[j + 1] == ']') {
+                                        i = j + 1;
+                                        break;
+                                }
                 } else if (c == ']' && i > first)
                         in = false;
         }
