@@ -17,11 +17,14 @@ bool cglob_has_magic(const char *s) {
         return strpbrk(s, "*?[") != NULL;
 }
 
-/* Is every '[' of the component closed by a ']' (fnmatch's rules: a ']'
- * right after '[' or "[!" is a member, and so is the ']' that ends a
- * "[:class:]", "[=c=]" or "[.c.]" inside the brackets)? A bracket left open
- * here would be closed by fnmatch() past the '/', in the next component. */
-static bool brackets_closed(const char *c) {
+/* What is wrong with the component's brackets, NULL if nothing: a '['
+ * not closed by a ']' (fnmatch's rules: a ']' right after '[' or "[!" is a
+ * member), or a "[:class:]", "[=c=]" or "[.c.]" inside brackets. The latter
+ * are refused outright: fnmatch() reads them by rules of its own (an unknown
+ * class name, a class left open), so that the brackets could end past a '/'
+ * and the pattern mean one thing as a whole and another component by
+ * component. Cgroup names need none of them: list the characters. */
+static const char *brackets_problem(const char *c) {
         for (const char *p = c; *p; p++) {
                 if (*p == '\\' && p[1]) {
                         p++;
@@ -34,22 +37,14 @@ static bool brackets_closed(const char *c) {
                         q++;
                 if (*q == ']')
                         q++;
-                while (*q && *q != ']') {
-                        if (*q == '[' && (q[1] == ':' || q[1] == '=' || q[1] == '.')) {
-                                char end[3] = { q[1], ']', '\0' };
-                                const char *e = strstr(q + 2, end);
-                                if (e) {
-                                        q = e + 2;
-                                        continue;
-                                }
-                        }
-                        q++;
-                }
+                for (; *q && *q != ']'; q++)
+                        if (*q == '[' && (q[1] == ':' || q[1] == '=' || q[1] == '.'))
+                                return "has a [:class:], [=c=] or [.c.] expression (list the characters instead)";
                 if (!*q)
-                        return false;
+                        return "has a '[' without its ']'";
                 p = q;
         }
-        return true;
+        return NULL;
 }
 
 void cglob_free(struct cglob *g) {
@@ -104,10 +99,10 @@ const char *cglob_parse(struct cglob *g, const char *pattern) {
                         why = "must not contain a '.' component";
                 else if (strlen(p) > NAME_MAX)
                         why = "has a component longer than NAME_MAX";
-                else if (!brackets_closed(p))
-                        why = "has a '[' without its ']'";
                 else if (g->n >= CGLOB_MAX_DEPTH)
                         why = "has too many components";
+                else
+                        why = brackets_problem(p);
                 if (why) {
                         cglob_free(g);
                         return why;
