@@ -131,6 +131,13 @@ build() {
 		>"$W/build.log" 2>&1; then
 		diag "dpkg-buildpackage -us -uc -b failed:"
 		tail -n 40 "$W/build.log" | indent
+		# Which tests failed, and the end of each one's log: the tail
+		# above shows only make's summary.
+		local t
+		for t in $(sed -n 's/^FAIL: \([^ ]*\).*/\1/p' "$W/build.log" | sort -u); do
+			diag "the package's make check: $t failed; the end of its log:"
+			tail -n 40 "$W/src/$t.log" 2>/dev/null | indent
+		done
 		return 1
 	fi
 	local debs=("$W"/zswap-tuned_*.deb)
