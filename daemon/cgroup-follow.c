@@ -8,26 +8,16 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
-#include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "cgroup-follow.h"
+#include "cgroup-idle.h"
 #include "log.h"
 #include "util.h"
 
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF | IN_ONLYDIR)
 #define MIN_WATCHES 1024        /* the watch bound: 4 per match, at least this */
 #define RESCAN_DELAY_USEC USEC_PER_SEC
-/* systemd mkdirs a unit's cgroup and writes its cpu.idle a moment later: a
- * new cgroup that is not idle when it appears is looked at again every
- * YOUNG_RECHECK_USEC for YOUNG_FOR_USEC (at most YOUNG_MAX at a time; the
- * rest wait for the recheck of an active sample). Only after creations:
- * nothing wakes while no cgroup comes. */
-#define YOUNG_MAX 64
-#define YOUNG_RECHECK_USEC (USEC_PER_SEC / 5)
-#define YOUNG_FOR_USEC (2 * USEC_PER_SEC)
-
 struct pattern {
         struct cglob g;
         char base[sizeof("/sys/fs/cgroup/unified")]; /* the mount it is below */
@@ -40,24 +30,17 @@ struct watch {
         char *path;             /* no root prefix */
 };
 
-struct young {
-        char *path;
-        uint64_t until;         /* CLOCK_MONOTONIC usec */
-};
-
 struct follow {
         char name[16];
         const struct kernel *kernel;
         sd_event *event;
-        sd_event_source *io, *rescan_timer, *young_timer;
-        struct young young[YOUNG_MAX]; /* new cgroups not idle yet (IdleCgroups=) */
-        unsigned n_young;
+        sd_event_source *io, *rescan_timer;
+        struct cgidle *idle;    /* IdleCgroups=; NULL: off */
         int fd;
         struct pattern *pat;
         unsigned n_pat;
-        bool idle, caps;
-        uid_t owner;            /* of the hierarchy's root: root (a fake tree's, its maker) */
-        bool delegated_said, idle_full_said, evict_said, young_full_said, refused_said, overflow_said;
+        bool caps;
+        bool idle_full_said, evict_said, refused_said, overflow_said;
         bool overflowed;        /* the queue overflowed: the rescan lists everything afresh */
         uint64_t events;        /* inotify events handled */
         char mount[sizeof("/sys/fs/cgroup/unified")]; /* the v2 mount for relative patterns, Units= and idle */
@@ -330,151 +313,22 @@ static void drop_watch_tree(struct follow *f, const char *path) {
 
 /* ---- scanning ----------------------------------------------------------- */
 
-static bool is_idle(struct follow *f, const char *path) {
-        char p[PATH_MAX + 16], buf[16];
-
-        if ((size_t) snprintf(p, sizeof(p), "%s/cpu.idle", path) >= sizeof(p))
-                return false;
-        return kernel_read(f->kernel, p, buf, sizeof(buf)) > 0 && strcmp(strstrip(buf), "1") == 0;
-}
-
 static bool join(char *buf, size_t size, const char *dir, const char *name) {
         return (size_t) snprintf(buf, size, "%s/%s", dir, name) < size;
 }
 
-/* Is the cgroup directory someone else's than root's: a delegated subtree
- * (systemd chowns a delegated unit's directory, its cgroup.procs and
- * cgroup.subtree_control to the user, and marks it trusted.delegate, or
- * user.delegate in a user's manager), or one made there? Then why says
- * so. A directory that cannot be looked at (gone) is not taken either. */
-static bool delegated(const struct follow *f, const char *dir, char *why, size_t size) {
-        static const char *const xattrs[] = { "trusted.delegate", "user.delegate" };
-        static const char *const files[] = { "cgroup.procs", "cgroup.subtree_control" };
-        char real[PATH_MAX + 512], file[PATH_MAX + 600], v[8];
-        struct stat st;
-
-        *why = '\0';
-        if (kernel_path(f->kernel, dir, real, sizeof(real)) < 0 || lstat(real, &st) < 0 || !S_ISDIR(st.st_mode))
-                return true;
-        if (st.st_uid != f->owner) {
-                snprintf(why, size, "owned by uid %u", (unsigned) st.st_uid);
-                return true;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(xattrs); i++) {
-                ssize_t n = getxattr(real, xattrs[i], v, sizeof(v));
-                if (n > 0 && v[0] != '0') {
-                        snprintf(why, size, "marked %s", xattrs[i]);
-                        return true;
-                }
-        }
-        for (size_t i = 0; i < ELEMENTSOF(files); i++)
-                if ((size_t) snprintf(file, sizeof(file), "%s/%s", real, files[i]) < sizeof(file) &&
-                    lstat(file, &st) == 0 && st.st_uid != f->owner) {
-                        snprintf(why, size, "its %s owned by uid %u", files[i], (unsigned) st.st_uid);
-                        return true;
-                }
-        return false;
-}
-
-/* IdleCgroups= stays out of dir and everything below it: said once, the
- * rest at debug level. */
-static bool skip_delegated(struct follow *f, const char *dir) {
-        char why[96];
-
-        if (!delegated(f, dir, why, sizeof(why)))
-                return false;
-        if (!*why) /* gone, or not a directory */
-                return true;
-        if (!f->delegated_said)
-                log_notice("%s: IdleCgroups= leaves out %s and every cgroup below it (%s): a delegated subtree is "
-                           "its user's, and only root's own cgroups are batch work for their cpu.idle (said once; "
-                           "the others at debug level)", f->name, dir, why);
-        else
-                log_debug("%s: IdleCgroups= leaves out %s (%s)", f->name, dir, why);
-        f->delegated_said = true;
-        return true;
-}
-
-/* No directory from the mount down to path is delegated (one may have
- * become so since the walk went down). */
-static bool idle_trusted(struct follow *f, const char *path) {
-        char p[PATH_MAX];
-        size_t m = strlen(f->mount);
-
-        if (strlen(path) <= m || (size_t) snprintf(p, sizeof(p), "%s", path) >= sizeof(p))
-                return false;
-        for (char *c = p + m + 1;; c++)
-                if (*c == '/' || *c == '\0') {
-                        char was = *c;
-                        *c = '\0';
-                        if (skip_delegated(f, p))
-                                return false;
-                        if (!(*c = was))
-                                return true;
-                }
-}
-
 static void idle_take(struct follow *f, const char *path) {
-        if (idle_trusted(f, path))
+        if (cgidle_trusted(f->idle, path))
                 add_match(f, path, NULL, FOLLOW_IDLE);
+}
+
+/* a new cgroup became idle (cgroup-idle.c) */
+static void on_idle(void *userdata, const char *path) {
+        idle_take(userdata, path);
 }
 
 static void scan_pattern_dir(struct follow *f, unsigned pi, const char *dir);
 static void scan_idle_dir(struct follow *f, const char *dir, unsigned depth);
-
-static void young_drop_at(struct follow *f, unsigned i) {
-        free(f->young[i].path);
-        f->young[i] = f->young[--f->n_young];
-}
-
-static int on_young(sd_event_source *s, uint64_t usec, void *userdata);
-
-static void young_arm(struct follow *f) {
-        if (f->young_timer || f->n_young == 0)
-                return;
-        if (sd_event_add_time_relative(f->event, &f->young_timer, CLOCK_MONOTONIC, YOUNG_RECHECK_USEC,
-                                       USEC_PER_SEC / 50, on_young, f) < 0)
-                f->young_timer = NULL;
-}
-
-static int on_young(sd_event_source *s, uint64_t usec, void *userdata) {
-        struct follow *f = userdata;
-
-        f->young_timer = sd_event_source_disable_unref(f->young_timer);
-        for (unsigned i = f->n_young; i-- > 0;) {
-                struct young *y = &f->young[i];
-                if (is_idle(f, y->path)) {
-                        idle_take(f, y->path);
-                        young_drop_at(f, i);
-                } else if (usec >= y->until || !kernel_exists(f->kernel, y->path))
-                        young_drop_at(f, i);
-        }
-        young_arm(f);
-        return 0;
-}
-
-/* A new cgroup that is not idle (yet): look again shortly. */
-static void young_add(struct follow *f, const char *path) {
-        uint64_t now;
-
-        if (!f->event || sd_event_now(f->event, CLOCK_MONOTONIC, &now) < 0)
-                return;
-        if (f->n_young >= YOUNG_MAX) {
-                if (!f->young_full_said)
-                        log_notice("%s: %u new cgroups wait for their cpu.idle already; %s and later ones are read "
-                                   "again only at the recheck of an active sample (said once)", f->name, YOUNG_MAX,
-                                   path);
-                f->young_full_said = true;
-                return;
-        }
-        for (unsigned i = 0; i < f->n_young; i++)
-                if (strcmp(f->young[i].path, path) == 0)
-                        return;
-        if (!(f->young[f->n_young].path = strdup(path)))
-                return;
-        f->young[f->n_young++].until = now + YOUNG_FOR_USEC;
-        young_arm(f);
-}
 
 /* A child directory name appeared in dir (or was found by a scan). */
 static void child_appeared(struct follow *f, const char *dir, const char *name) {
@@ -493,11 +347,11 @@ static void child_appeared(struct follow *f, const char *dir, const char *name) 
                 else if (cglob_match_parent(&p->g, rel))
                         scan_pattern_dir(f, i, path);
         }
-        if (f->idle && below(path, f->mount) && !skip_delegated(f, path)) {
-                if (is_idle(f, path))
+        if (f->idle && below(path, f->mount) && !cgidle_refused(f->idle, path)) {
+                if (cgidle_is_idle(f->idle, path))
                         idle_take(f, path);
                 else
-                        young_add(f, path);
+                        cgidle_young(f->idle, path);
                 scan_idle_dir(f, path, 1);
         }
 }
@@ -538,12 +392,12 @@ static void scan_pattern_dir(struct follow *f, unsigned pi, const char *dir) {
 static void idle_child(struct follow *f, const char *dir, const char *name, unsigned depth) {
         char path[PATH_MAX];
 
-        if (!join(path, sizeof(path), dir, name) || skip_delegated(f, path))
+        if (!join(path, sizeof(path), dir, name) || cgidle_refused(f->idle, path))
                 return;
-        if (is_idle(f, path))
+        if (cgidle_is_idle(f->idle, path))
                 idle_take(f, path);
         else if (!f->scanning_at_start) /* below a new one, or after a lost event: new too */
-                young_add(f, path);
+                cgidle_young(f->idle, path);
         scan_idle_dir(f, path, depth + 1);
 }
 
@@ -724,13 +578,13 @@ static bool find_mount(struct follow *f) {
 
 int follow_new(struct follow **ret, const struct follow_params *p) {
         struct follow *f = calloc(1, sizeof(*f));
+        bool want_idle = false;
         int r = 0;
 
         if (!f)
                 return -ENOMEM;
         snprintf(f->name, sizeof(f->name), "%s", p->name ? p->name : "Follow");
         f->kernel = p->kernel;
-        f->idle = p->idle;
         f->caps = p->caps;
         f->max = p->max ? p->max : CONF_MAX_MATCHES_DEFAULT;
         f->max_w = f->max > MIN_WATCHES / 4 ? 4 * f->max : MIN_WATCHES;
@@ -738,21 +592,14 @@ int follow_new(struct follow **ret, const struct follow_params *p) {
         f->on_remove = p->on_remove;
         f->userdata = p->userdata;
         f->fd = -1;
-        if (!find_mount(f) && f->idle) {
+        if (!find_mount(f) && p->idle)
                 /* cpu.idle is a cgroup v2 file: without a v2 mount there is
                  * nothing to find, and walking v1 hierarchies would only
                  * spend inotify watches */
                 log_info("%s: IdleCgroups=: no cgroup v2 hierarchy is mounted, so no cgroup is taken for its "
                          "cpu.idle", f->name);
-                f->idle = false;
-        }
-        {
-                char real[PATH_MAX + 64];
-                struct stat st;
-                /* whose the hierarchy is: root; in a fake tree, its maker */
-                if (kernel_path(f->kernel, f->mount, real, sizeof(real)) == 0 && stat(real, &st) == 0)
-                        f->owner = st.st_uid;
-        }
+        else
+                want_idle = p->idle;
         if (p->own) {
                 snprintf(f->own, sizeof(f->own), "%s", p->own);
                 f->own_known = true;
@@ -801,6 +648,14 @@ int follow_new(struct follow **ret, const struct follow_params *p) {
                                     "reload", f->name, err_str(r));
         }
 
+        if (want_idle) {
+                const struct cgidle_params ip = {
+                        .name = f->name, .kernel = f->kernel, .event = f->event, .mount = f->mount,
+                        .on_idle = on_idle, .userdata = f,
+                };
+                if (!(f->idle = cgidle_new(&ip)))
+                        log_error("%s: out of memory; IdleCgroups= takes no cgroup", f->name);
+        }
         f->scanning_at_start = true;
         scan_all(f);
         f->scanning_at_start = false;
@@ -823,9 +678,7 @@ struct follow *follow_free(struct follow *f) {
                 return NULL;
         f->io = sd_event_source_disable_unref(f->io);
         f->rescan_timer = sd_event_source_disable_unref(f->rescan_timer);
-        f->young_timer = sd_event_source_disable_unref(f->young_timer);
-        while (f->n_young > 0)
-                young_drop_at(f, f->n_young - 1);
+        f->idle = cgidle_free(f->idle);
         if (f->event)
                 sd_event_unref(f->event);
         if (f->fd >= 0)
@@ -913,10 +766,11 @@ void follow_recheck_idle(struct follow *f) {
                 return;
         for (unsigned i = f->n; i-- > 0;)
                 if (f->m[i]->pattern == FOLLOW_IDLE &&
-                    (!is_idle(f, f->m[i]->path) || !idle_trusted(f, f->m[i]->path)))
+                    (!cgidle_is_idle(f->idle, f->m[i]->path) || !cgidle_trusted(f->idle, f->m[i]->path)))
                         remove_at(f, i);
         /* the watched directories are the cgroups we know of */
         for (unsigned i = 0; i < f->n_w; i++)
-                if (below(f->w[i].path, f->mount) && *below(f->w[i].path, f->mount) && is_idle(f, f->w[i].path))
+                if (below(f->w[i].path, f->mount) && *below(f->w[i].path, f->mount) &&
+                    cgidle_is_idle(f->idle, f->w[i].path))
                         idle_take(f, f->w[i].path);
 }

@@ -8,13 +8,8 @@
  * Bounded: at most max matches (beyond it one warning, the oldest keep
  * their place) and a bounded number of watches; an overflowing inotify
  * queue makes one rescan, at most one a second. Everything below the
- * kernel's root prefix.
- *
- * A delegated subtree (a cgroup directory not owned by the owner of the
- * hierarchy's root, or marked with systemd's trusted.delegate or
- * user.delegate xattr, or whose cgroup.procs or cgroup.subtree_control
- * belongs to someone else) is its user's: IdleCgroups= takes nothing in
- * it and never descends into it. */
+ * kernel's root prefix. Which cgroups IdleCgroups= may take (root's own,
+ * never in a delegated subtree) is cgroup-idle.h's. */
 
 #include <stdbool.h>
 #include <stdint.h>
