@@ -160,6 +160,14 @@ char *publish_metrics_stopped_text(void) {
         return text;
 }
 
+/* The start of a series line with a cgroup label, up to its closing
+ * quote: the caller adds any other label, the closing brace and the value. */
+static void cgroup_series(FILE *f, const char *name, const char *cgroup) {
+        fprintf(f, "%s{cgroup=\"", name);
+        label(f, below_root(cgroup));
+        fputc('"', f);
+}
+
 void publish_metrics_text(const struct snapshot *s, FILE *f) {
         static const struct {
                 const char *name;
@@ -224,17 +232,15 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
                                 (unsigned long long) s->decisions_by_reason[i]);
         head(f, "zswap_tuned_batch_zswap_bytes", "gauge", "What each batch cgroup stores in zswap.");
         for (unsigned i = 0; i < s->n_batch; i++) {
-                fputs("zswap_tuned_batch_zswap_bytes{cgroup=\"", f);
-                label(f, below_root(s->batch[i].cgroup));
-                fprintf(f, "\"} %llu\n", (unsigned long long) s->batch[i].use);
+                cgroup_series(f, "zswap_tuned_batch_zswap_bytes", s->batch[i].cgroup);
+                fprintf(f, "} %llu\n", (unsigned long long) s->batch[i].use);
         }
         head(f, "zswap_tuned_batch_info", "gauge",
              "1 for each batch cgroup; by: the rule that made it batch work (cgroups, units, idle-cgroups: "
              "[Batch] Cgroups=, Units=, IdleCgroups=).");
         for (unsigned i = 0; i < s->n_batch; i++) {
-                fputs("zswap_tuned_batch_info{cgroup=\"", f);
-                label(f, below_root(s->batch[i].cgroup));
-                fputs("\",by=\"", f);
+                cgroup_series(f, "zswap_tuned_batch_info", s->batch[i].cgroup);
+                fputs(",by=\"", f);
                 label(f, s->batch[i].by);
                 fputs("\"} 1\n", f);
         }
@@ -242,9 +248,8 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
              "The memory.zswap.max written for each capped batch cgroup (why: zswap_tuned_batch_cap_reason).");
         for (unsigned i = 0; i < s->n_batch; i++)
                 if (s->batch[i].capped) {
-                        fputs("zswap_tuned_batch_cap_bytes{cgroup=\"", f);
-                        label(f, below_root(s->batch[i].cgroup));
-                        fprintf(f, "\"} %llu\n", (unsigned long long) s->batch[i].cap);
+                        cgroup_series(f, "zswap_tuned_batch_cap_bytes", s->batch[i].cgroup);
+                        fprintf(f, "} %llu\n", (unsigned long long) s->batch[i].cap);
                 }
         /* a series of its own: a label on the bytes would split their series at each change of reason */
         head(f, "zswap_tuned_batch_cap_reason", "gauge",
@@ -253,9 +258,8 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
              "from before, lower: a cap never loosens it); another word from a newer daemon.");
         for (unsigned i = 0; i < s->n_batch; i++)
                 if (s->batch[i].capped && s->batch[i].cap_reason[0]) {
-                        fputs("zswap_tuned_batch_cap_reason{cgroup=\"", f);
-                        label(f, below_root(s->batch[i].cgroup));
-                        fputs("\",reason=\"", f);
+                        cgroup_series(f, "zswap_tuned_batch_cap_reason", s->batch[i].cgroup);
+                        fputs(",reason=\"", f);
                         label(f, s->batch[i].cap_reason);
                         fputs("\"} 1\n", f);
                 }
@@ -263,9 +267,8 @@ void publish_metrics_text(const struct snapshot *s, FILE *f) {
              "1 for each pressure cgroup whose memory.zswap.writeback the daemon holds at 0 now, its zswap entries "
              "kept in RAM while it stalls ([Pressure] ProtectWriteback=).");
         for (unsigned i = 0; i < s->n_protected; i++) {
-                fputs("zswap_tuned_writeback_protected{cgroup=\"", f);
-                label(f, below_root(s->protected_cg[i]));
-                fputs("\"} 1\n", f);
+                cgroup_series(f, "zswap_tuned_writeback_protected", s->protected_cg[i]);
+                fputs("} 1\n", f);
         }
         head(f, "zswap_tuned_stored_pages_total", "counter", "Pages stored in zswap since boot (/proc/vmstat zswpout).");
         head(f, "zswap_tuned_loaded_pages_total", "counter", "Pages loaded back from zswap since boot (zswpin).");

@@ -434,44 +434,39 @@ int restore_writeback(struct restore *r, const char *path) {
         return ret;
 }
 
+/* One saved value put back, with result one: whether it is settled (then
+ * its record goes), the result folded into ret (an unsettled one wins). */
+static bool put_back_settled(int one, int *ret) {
+        if (!settled(one)) {
+                *ret = one;
+                return false;
+        }
+        if (one < 0 && *ret >= 0)
+                *ret = one;
+        return true;
+}
+
 static int restore_all_loud(struct restore *r, int ret) {
         bool changed = false;
-        int k;
 
         for (unsigned i = 0; i < r->save.n_writeback;) {
                 struct saved_writeback w = r->save.writeback[i];
-                int one = put_back_writeback(r->kernel, &w, true);
 
-                if (!settled(one)) {
-                        ret = one;
+                if (put_back_settled(put_back_writeback(r->kernel, &w, true), &ret))
+                        changed |= drop_writeback(r, w.path);
+                else
                         i++;
-                        continue;
-                }
-                if (one < 0 && ret >= 0)
-                        ret = one;
-                changed |= drop_writeback(r, w.path);
         }
-
         for (unsigned i = 0; i < r->save.n_caps;) {
                 struct saved_cap c = r->save.caps[i];
-                int one = put_back_cap(r->kernel, &c, true);
 
-                if (!settled(one)) {
-                        ret = one;
+                if (put_back_settled(put_back_cap(r->kernel, &c, true), &ret))
+                        changed |= drop_cap(r, c.path);
+                else
                         i++;
-                        continue;
-                }
-                if (one < 0 && ret >= 0)
-                        ret = one;
-                changed |= drop_cap(r, c.path);
         }
-        if (r->save.knob[0]) {
-                k = put_back_knob(r->kernel, r->save.knob, r->save.value);
-                if (settled(k))
-                        changed |= drop_knob(r);
-                if (k < 0 && (ret >= 0 || !settled(k)))
-                        ret = k;
-        }
+        if (r->save.knob[0] && put_back_settled(put_back_knob(r->kernel, r->save.knob, r->save.value), &ret))
+                changed |= drop_knob(r);
         if (changed)
                 forget_persist(r);
         return ret;
