@@ -168,7 +168,7 @@ static int run_command(struct manager *m, int argc, char *argv[]) {
         int r;
 
         if (strcmp(cmd, "status") == 0 && argc == 1)
-                return status_show(&m->kernel, m->state_dir, m->config_path, arg_json);
+                return status_show(&m->kernel, m->state_dir, m->config_path, m->config_given, arg_json);
         if (strcmp(cmd, "plot") == 0 && argc == 2) {
                 if (!arg_output) {
                         log_error("plot: -o/--output=FILE.png is needed");

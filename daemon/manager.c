@@ -178,6 +178,7 @@ static void take_snapshot(const struct manager *m, const struct policy_decision 
         snprintf(s->knob, sizeof(s->knob), "%s", steer_knob_name(&m->steer) ?: "");
         for (unsigned i = 0; i < m->conf.n_files && s->n_config < SNAPSHOT_MAX_CONFIG; i++)
                 snprintf(s->config[s->n_config++], sizeof(s->config[0]), "%s", m->conf.files[i]);
+        s->config_defaults = m->conf.n_files == 0;
         stats_snapshot(&m->stats, s);
         sources_snapshot(&m->sources, s);
         batch_snapshot(&m->batch, s);

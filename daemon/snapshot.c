@@ -56,6 +56,8 @@ void snapshot_format(const struct snapshot *s, bool with_time, FILE *f) {
                 fprintf(f, "UPDATED=%llu\n", (unsigned long long) s->updated);
         for (unsigned i = 0; i < s->n_config && i < SNAPSHOT_MAX_CONFIG; i++)
                 fprintf(f, "CONFIG=%s\n", s->config[i]);
+        if (s->config_defaults)
+                fputs("CONFIG_DEFAULTS=1\n", f);
         fprintf(f, "KNOB=%s\nKNOB_VALUE=%s\nORIGINAL=%s\nDRY_RUN=%d\nBACKED_OFF=%d\n", s->knob,
                 knob_to_string(s->knob_value), knob_to_string(s->original), s->dry_run, s->backed_off);
         fprintf(f, "MODE=%s\nMODE_SINCE=%llu\nREASON=%s\nREASON_TEXT=%s\n", policy_mode_to_string(s->mode),
@@ -156,6 +158,8 @@ int snapshot_parse(const char *buf, struct snapshot *s) {
                         snprintf(s->version, sizeof(s->version), "%s", v);
                 else if (strcmp(l, "CONFIG") == 0 && s->n_config < SNAPSHOT_MAX_CONFIG)
                         snprintf(s->config[s->n_config++], sizeof(s->config[0]), "%s", v);
+                else if (strcmp(l, "CONFIG_DEFAULTS") == 0)
+                        s->config_defaults = strcmp(v, "1") == 0;
                 else if (strcmp(l, "UPDATED") == 0 && parse_u64(v, &u) == 0)
                         s->updated = u;
                 else if (strcmp(l, "KNOB") == 0)
@@ -348,7 +352,7 @@ void snapshot_json_open(const struct snapshot *s, uint64_t now, FILE *f) {
                 fputs(i ? "," : "", f);
                 snapshot_json_string(f, s->config[i]);
         }
-        fputs("],\"knob\":", f);
+        fprintf(f, "],\"config_defaults\":%s,\"knob\":", s->config_defaults ? "true" : "false");
         json_string_or_null(f, s->knob);
         fputs(",\"knob_value\":", f);
         json_knob(f, s->knob_value);
@@ -509,7 +513,10 @@ void snapshot_print(const struct snapshot *s, uint64_t now, FILE *f) {
         fputs("    Config:", f);
         for (unsigned i = 0; i < s->n_config && i < SNAPSHOT_MAX_CONFIG; i++)
                 fprintf(f, "%s%s", i ? ", " : " ", snapshot_escape(s->config[i], e, sizeof(e)));
-        fputs(s->n_config ? "\n" : " unknown (the daemon does not say)\n", f);
+        fputs(s->n_config           ? "\n"
+              : s->config_defaults ? " none, the built-in defaults (no configuration file was there)\n"
+                                   : " unknown (the daemon does not say)\n",
+              f);
         if (s->knob[0])
                 fprintf(f, "      Knob: %s=%s (original %s)%s\n", snapshot_escape(s->knob, e, sizeof(e)), knob_to_string(s->knob_value),
                         knob_to_string(s->original), s->backed_off ? ", left to the admin until a reload or "

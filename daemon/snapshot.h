@@ -57,6 +57,7 @@ struct snapshot {
         char version[32];               /* the daemon's PACKAGE_VERSION; "" = unknown */
         unsigned n_config;
         char config[SNAPSHOT_MAX_CONFIG][512]; /* files read: the main file, then its drop-ins */
+        bool config_defaults;           /* no file was there to read: the built-in defaults */
         uint64_t updated;               /* CLOCK_REALTIME usec */
         char knob[32];                  /* "" = monitor only */
         knob_value knob_value, original;

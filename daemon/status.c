@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "advice.h"
 #include "cgroup-follow.h"
@@ -43,6 +44,7 @@ struct host {
 /* What the daemon would do with the configuration, from one scan. */
 struct would {
         const char *config_path;
+        bool config_missing;            /* no file there: the built-in defaults */
         bool config_ok;
         char config_error[1024];
         bool start;                     /* it would start (PSI and zswap are there, the configuration is valid) */
@@ -121,14 +123,17 @@ static void would_add(struct follow *f, const struct follow_match *m, void *user
 
 /* The configuration, and what it would take: Cgroups= and IdleCgroups=
  * scanned once (Units= need the service manager: named, not resolved). */
-static void would_probe(const struct kernel *k, const struct host *h, const char *config_path, struct would *w) {
+static void would_probe(const struct kernel *k, const struct host *h, const char *config_path, bool config_given,
+                        struct would *w) {
         static struct conf c;
         struct follow *f = NULL;
         int level = log_get_max_level();
 
         *w = (struct would) { .config_path = config_path };
+        w->config_missing = !config_given && access(config_path, F_OK) < 0 && errno == ENOENT;
         conf_defaults(&c);
-        w->config_ok = conf_load(&c, config_path, w->config_error, sizeof(w->config_error)) == 0;
+        w->config_ok = (config_given ? conf_load_given : conf_load)(&c, config_path, w->config_error,
+                                                                      sizeof(w->config_error)) == 0;
         if (!w->config_ok) {
                 w->start = false;
                 return;
@@ -242,7 +247,8 @@ static void would_print(const struct would *w, const struct host *h, FILE *f) {
         char e[SNAPSHOT_ESCAPED(1024)];
         bool anything = false;
 
-        fprintf(f, "    Config: %s\n", snapshot_escape(w->config_path, e, sizeof(e)));
+        fprintf(f, "    Config: %s%s\n", snapshot_escape(w->config_path, e, sizeof(e)),
+                w->config_missing ? " (not there: the built-in defaults apply, and any drop-ins)" : "");
         if (!w->config_ok) {
                 fprintf(f, "     Would: not start: %s (exit %d)\n", snapshot_escape(w->config_error, e, sizeof(e)),
                         EXIT_CONFIG);
@@ -341,7 +347,7 @@ static void json_list(FILE *f, const char (*list)[CONF_CGROUP_NAME_MAX + 1], uns
 static void would_json(const struct would *w, const struct host *h, FILE *f) {
         fputs("{\"config\":", f);
         snapshot_json_string(f, w->config_path);
-        fputs(",\"config_error\":", f);
+        fprintf(f, ",\"config_missing\":%s,\"config_error\":", w->config_missing ? "true" : "false");
         json_string_or_null(f, w->config_ok ? NULL : w->config_error);
         fprintf(f, ",\"start\":%s,\"dry_run\":%s,\"knob\":", w->start ? "true" : "false",
                 w->dry_run ? "true" : "false");
@@ -373,8 +379,8 @@ static void json_advice_close(const struct advice *a, FILE *f) {
 
 /* No running daemon found (exit 3): what the kernel offers, what the
  * daemon would do, and the advice; or not allowed to tell (exit 4). */
-static int not_running(const struct kernel *k, const char *config_path, status_error e, const char *why,
-                       bool json) {
+static int not_running(const struct kernel *k, const char *config_path, bool config_given, status_error e,
+                       const char *why, bool json) {
         static struct host h;
         static struct would w;
         static struct advice advice;
@@ -387,7 +393,7 @@ static int not_running(const struct kernel *k, const char *config_path, status_e
                 return STATUS_NO_PERMISSION;
         }
         host_probe(k, &h);
-        would_probe(k, &h, config_path, &w);
+        would_probe(k, &h, config_path, config_given, &w);
         advise = w.config_ok && !w.n_batch && !w.n_idle && !w.n_units &&
                  advice_scan(k, h.have_pool ? h.pool.limit_bytes : 0, ADVICE_DEPTH, &advice) == 0;
         if (json) {
@@ -419,7 +425,8 @@ static bool batch_patterns(const struct snapshot *s) {
         return false;
 }
 
-int status_show(const struct kernel *k, const char *state_dir, const char *config_path, bool json) {
+int status_show(const struct kernel *k, const char *state_dir, const char *config_path, bool config_given,
+                bool json) {
         static char buf[SNAPSHOT_FILE_MAX];
         static struct snapshot s;
         static struct advice advice;
@@ -429,24 +436,26 @@ int status_show(const struct kernel *k, const char *state_dir, const char *confi
         ssize_t n;
 
         if ((size_t) snprintf(path, sizeof(path), "%s/" SNAPSHOT_NAME, state_dir) >= sizeof(path))
-                return not_running(k, config_path, STATUS_ERROR_NO_STATUS, "state directory path too long", json);
+                return not_running(k, config_path, config_given, STATUS_ERROR_NO_STATUS,
+                                   "state directory path too long", json);
         n = read_full_file(path, buf, sizeof(buf));
         if (n == -EACCES || n == -EPERM) {
                 char why[1200], esc[SNAPSHOT_ESCAPED(1200)];
                 snprintf(why, sizeof(why), "cannot read %s: %s (run as root)", path, err_str((int) n));
                 fprintf(stderr, "zswap-tuned: %s\n", snapshot_escape(why, esc, sizeof(esc)));
-                return not_running(k, config_path, STATUS_ERROR_PERMISSION, why, json);
+                return not_running(k, config_path, config_given, STATUS_ERROR_PERMISSION, why, json);
         }
         if (n == -ENOENT || n == -ENOTDIR)
-                return not_running(k, config_path, STATUS_ERROR_NO_STATUS, "no status in the state directory", json);
+                return not_running(k, config_path, config_given, STATUS_ERROR_NO_STATUS,
+                                   "no status in the state directory", json);
         if (n < 0)
-                return not_running(k, config_path, STATUS_ERROR_INVALID, err_str((int) n), json);
+                return not_running(k, config_path, config_given, STATUS_ERROR_INVALID, err_str((int) n), json);
         if (snapshot_parse(buf, &s) < 0)
-                return not_running(k, config_path, STATUS_ERROR_INVALID,
+                return not_running(k, config_path, config_given, STATUS_ERROR_INVALID,
                                    "the status file is not one zswap-tuned wrote", json);
         /* SIGKILL leaves the file behind until --restore: is its writer alive? */
         if (s.pid <= 0 || (kill(s.pid, 0) < 0 && errno == ESRCH))
-                return not_running(k, config_path, STATUS_ERROR_STALE,
+                return not_running(k, config_path, config_given, STATUS_ERROR_STALE,
                                    "the status file is from a process that is gone", json);
         /* the pool as it is now, not as at the last sample */
         if (kernel_read_pool(k, &pool) == 0) {

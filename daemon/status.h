@@ -11,5 +11,8 @@
 #include "kernel.h"
 
 /* Exit status as systemctl status: 0 running, 3 not running, 4 no
- * permission to read its status. */
-int status_show(const struct kernel *k, const char *state_dir, const char *config_path, bool json);
+ * permission to read its status. config_given: -c named config_path, which
+ * must then be there (as for the daemon); else a missing file means the
+ * built-in defaults. */
+int status_show(const struct kernel *k, const char *state_dir, const char *config_path, bool config_given,
+                bool json);

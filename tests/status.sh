@@ -32,6 +32,27 @@ check "... zswap on, its pool, one swap area, cgroup v2, PSI, the knob and its v
 	grep -qx '       PSI: available' '$W/ok.txt' && grep -qx '      Knob: shrinker_enabled=Y' '$W/ok.txt'"
 check "... what the daemon would do: steer the knob" grep -qx "            steer shrinker_enabled on pressure and the pool's fill" "$W/ok.txt"
 check "... and no warning" bash -c "! grep -q Warning '$W/ok.txt'"
+st --json >"$W/ok.json"
+check "... and --json: config_missing false" python3 -c "
+import json; d = json.load(open('$W/ok.json')); assert d['would']['config_missing'] is False, d"
+# -c names a file that is not there: the daemon refuses to start then (exit
+# 78), and status says so (0.3.0 before this said it would start)
+"$ZT" --root "$R" --state-dir "$W/run" -c "$W/typo.conf" status >"$W/typo.txt"
+check "-c with a file that is not there: the daemon would not start (exit 78)" \
+	grep -q "^     Would: not start: .*typo.conf.*(exit 78)\$" "$W/typo.txt"
+# no -c and no file at the default path: the built-in defaults, said
+DEFAULT_CONF=$("$ZT" --help | sed -n 's/.*configuration file (default \(.*\));$/\1/p')
+if [ -n "$DEFAULT_CONF" ] && [ ! -e "$DEFAULT_CONF" ]; then
+	"$ZT" --root "$R" --state-dir "$W/run" status >"$W/default.txt"
+	check "no -c and no $DEFAULT_CONF: the built-in defaults, said" \
+		grep -qx "    Config: $DEFAULT_CONF (not there: the built-in defaults apply, and any drop-ins)" "$W/default.txt"
+	"$ZT" --root "$R" --state-dir "$W/run" status --json >"$W/default.json"
+	check "... and --json: config_missing true, config_error null" python3 -c "
+import json; d = json.load(open('$W/default.json'))
+assert d['would']['config_missing'] is True and d['would']['config_error'] is None, d"
+else
+	echo "# skip: the default configuration file $DEFAULT_CONF is there (or --help does not name it)"
+fi
 
 tree off
 echo N > "$P/enabled"

@@ -86,6 +86,46 @@ static void test_round_trip(void **state) {
         assert_int_equal(snapshot_parse("VERSION=1\n", &b), -EBADMSG);
 }
 
+/* Run on the built-in defaults (no file there): the file says so, and
+ * status tells it from a daemon that does not say which files it read. */
+static void test_config_defaults(void **state) {
+        struct snapshot a = { .pid = 9, .updated = 1700000000000000, .mode_since = 1700000000000000,
+                              .time_to_limit = -1, .incomp_pages = -1, .config_defaults = true },
+                        b;
+        char *text, *out = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        text = format(&a);
+        assert_non_null(strstr(text, "CONFIG_DEFAULTS=1\n"));
+        assert_int_equal(snapshot_parse(text, &b), 0);
+        assert_true(b.config_defaults);
+        assert_int_equal(b.n_config, 0);
+        free(text);
+
+        assert_non_null(f = open_memstream(&out, &size));
+        snapshot_print(&b, b.updated, f);
+        snapshot_json(&b, b.updated, f);
+        assert_int_equal(fclose(f), 0);
+        assert_non_null(strstr(out, "    Config: none, the built-in defaults (no configuration file was there)\n"));
+        assert_non_null(strstr(out, "\"config_files\":[],\"config_defaults\":true,"));
+        free(out);
+
+        /* an older daemon's file: no such line, so "does not say" */
+        a.config_defaults = false;
+        text = format(&a);
+        assert_null(strstr(text, "CONFIG_DEFAULTS"));
+        assert_int_equal(snapshot_parse(text, &b), 0);
+        assert_false(b.config_defaults);
+        free(text);
+        out = NULL;
+        assert_non_null(f = open_memstream(&out, &size));
+        snapshot_print(&b, b.updated, f);
+        assert_int_equal(fclose(f), 0);
+        assert_non_null(strstr(out, "    Config: unknown (the daemon does not say)\n"));
+        free(out);
+}
+
 static void test_json_string(void **state) {
         static const struct {
                 const char *in, *out;
@@ -163,6 +203,7 @@ static void test_escape(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_round_trip),
+                cmocka_unit_test(test_config_defaults),
                 cmocka_unit_test(test_advice_ranks),
                 cmocka_unit_test(test_json_string),
                 cmocka_unit_test(test_escape),
