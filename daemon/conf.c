@@ -144,7 +144,7 @@ void conf_defaults(struct conf *c) {
                 .batch_zswap_max = 50,
                 .batch_shrinker_at_cap = false,
                 .metrics_interval_sec = 15,
-                .batch_idle = true,
+                .batch_idle = false,
                 .batch_max_cgroups = CONF_MAX_MATCHES_DEFAULT,
         };
         c->pool_release = release_default(c->pool_high);

@@ -68,12 +68,23 @@ import json; assert json.load(open('$W/st2.json'))['advice'] is None"
 kill -TERM "$PID"; wait "$PID"; PID=
 check "... and the cap is lifted on exit" test "$(cat "$CG/system.slice/backup.service/memory.zswap.max")" = max
 
-# IdleCgroups= is on by default: with nothing named, a holder marked
-# CPUWeight=idle (cpu.idle 1) is batch work and capped, and then no advice
+# IdleCgroups= is off by default: a holder marked CPUWeight=idle (cpu.idle 1)
+# is left alone, and advised; with IdleCgroups=yes it is batch work and capped,
+# and then there is no advice
 echo 1 > "$CG/system.slice/backup.service/cpu.idle"
 "$ZT" --root "$W/root" --state-dir "$W/run" -c "$W/empty.conf" 2>"$W/log3" & PID=$!
 wait_for_line "$W/log3" 'Started \(pid'
-check "on built-in defaults, a cgroup with cpu.idle 1 is capped" \
+zt status --json >"$W/st3d.json"
+check "on built-in defaults, a cgroup with cpu.idle 1 is not capped, and advised" python3 -c "
+import json; d = json.load(open('$W/st3d.json'))
+assert d['advice']['holders'][0]['cgroup'] == 'system.slice/backup.service', d['advice']
+assert not any(p['pattern'] == 'idle' for p in d['patterns']), d['patterns']"
+check "... and its memory.zswap.max is as it was" test "$(cat "$CG/system.slice/backup.service/memory.zswap.max")" = max
+kill -TERM "$PID"; wait "$PID"; PID=
+printf '[Batch]\nIdleCgroups=yes\n' > "$W/idle.conf"
+"$ZT" --root "$W/root" --state-dir "$W/run" -c "$W/idle.conf" 2>"$W/log3" & PID=$!
+wait_for_line "$W/log3" 'Started \(pid'
+check "with IdleCgroups=yes, a cgroup with cpu.idle 1 is capped" \
 	bash -c "[ \"\$(cat '$CG/system.slice/backup.service/memory.zswap.max')\" != max ]"
 zt status --json >"$W/st3.json"
 check "... the idle pattern takes it, and there is no advice" python3 -c "

@@ -418,7 +418,7 @@ bad_line oldcount 'H,2000000,96,1' 'H line: 4 fields, expected 5'
 # The cgroups' pressure (P lines) is still recorded and read; since [Batch]
 # LendWhenCalm= went (0.3.0) no rule moves the cap on it: ZswapMaxPercent
 # stays, whatever the old configuration says (one warning).
-printf '[Pressure]\nHoldSec=2\n[Batch]\nLendWhenCalm=yes\n' >"$W/lend.conf"
+printf '[Pressure]\nHoldSec=2\n[Batch]\nLendWhenCalm=yes\nIdleCgroups=yes\n' >"$W/lend.conf"
 {
 	echo '# zswap-tuned recording 1'
 	echo 'I,0,0,0'

@@ -113,6 +113,10 @@ for d in batch.slice/a.scope batch.slice/b.scope system.slice/idle.service syste
 done
 echo 1 > "$CG/system.slice/idle.service/cpu.idle"
 printf '[Batch]\nCgroups=batch.slice/*\n' > "$W/glob.conf"
+"$ZT" --root "$R" --state-dir "$W/run" -c "$W/glob.conf" status >"$W/glob.txt"
+check "IdleCgroups= off by default: no idle cgroup would be capped" bash -c "
+	grep -q '^            cap (\[Batch\] Cgroups=): ' '$W/glob.txt' && ! grep -q 'IdleCgroups' '$W/glob.txt'"
+printf '[Batch]\nCgroups=batch.slice/*\nIdleCgroups=yes\n' > "$W/glob.conf"
 "$ZT" --root "$R" --state-dir "$W/run" -c "$W/glob.conf" status >"$W/would.txt"; rc=$?
 check "the batch cgroups the configuration would cap, and the idle ones found (exit $rc)" bash -c "test $rc -eq 3 &&
 	grep -qE '^            cap \(\[Batch\] Cgroups=\): batch.slice/(a|b).scope, batch.slice/(a|b).scope$' '$W/would.txt' &&

@@ -112,7 +112,7 @@ static void missing_file_gives_defaults(void **state) {
                                           "MinSampleMs=50\nLeadSec=1\nIdleCheckSec=1\n"
                                           "[Flips]\nMinDwellSec=1\nMaxPerMinute=1\nAdminBackOffSec=5\n"
                                           "[Batch]\nCgroups=c\nZswapMaxPercent=1\nShrinkerAtCap=yes\nUnits=backup@*.service\n"
-                                          "IdleCgroups=no\nMaxCgroups=3\n"
+                                          "IdleCgroups=yes\nMaxCgroups=3\n"
                                           "[Metrics]\nTextfileDirectory=/var/lib/x\nIntervalSec=30\n",
                                           err, sizeof(err)),
                          0);
@@ -144,7 +144,7 @@ static void patterns_are_kept(void **state) {
         conf_defaults(&c);
         assert_int_equal(conf_load_string(&c, "p.conf",
                                           "[Batch]\nCgroups=batch.slice kubepods.slice/kubepods-besteffort.slice/*\n"
-                                          "Units=backup@*.service build-[0-9]*.scope\nIdleCgroups=no\nMaxCgroups=200\n"
+                                          "Units=backup@*.service build-[0-9]*.scope\nIdleCgroups=yes\nMaxCgroups=200\n"
                                           "[Pressure]\n\nUnits=postgresql.service\n",
                                           err, sizeof(err)),
                          0);
@@ -153,13 +153,13 @@ static void patterns_are_kept(void **state) {
         assert_string_equal(c.batch_cgroups.where[1], "p.conf:2");
         assert_int_equal(c.batch_units.n, 2);
         assert_string_equal(c.batch_units.item[1], "build-[0-9]*.scope");
-        assert_false(c.batch_idle); /* on by default: "no" is what it reads */
+        assert_true(c.batch_idle); /* off by default: "yes" is what it reads */
         assert_int_equal(c.batch_max_cgroups, 200);
         assert_int_equal(c.units.n, 1);
         assert_string_equal(c.units.where[0], "p.conf:8");
         conf_free(&c);
         conf_defaults(&c);
-        assert_true(c.batch_idle);
+        assert_false(c.batch_idle);
         assert_int_equal(c.batch_max_cgroups, 256);
 }
 

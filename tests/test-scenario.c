@@ -751,9 +751,9 @@ static void batch_without_v2_is_said_once(void **state) {
         struct fake *f = *state;
 
         tu_write(f->root, "/sys/fs/cgroup/memory/batch/memory.limit_in_bytes", "1000\n"); /* v1 */
-        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch\n"), 0);
+        assert_int_equal(start(f, QUICK "[Batch]\nCgroups=batch\nIdleCgroups=yes\n"), 0);
         assert_logged(f, "does not exist (no cgroup v2 memory controller, or the cgroup is not there yet)");
-        /* IdleCgroups=, on by default, has no v2 hierarchy to look in: said, and nothing watched */
+        /* IdleCgroups=yes has no v2 hierarchy to look in: said, and nothing watched */
         assert_logged(f, "Batch: IdleCgroups=: no cgroup v2 hierarchy is mounted");
         assert_int_equal(follow_n_watches(f->m.follow.batch), 0);
         at(f, 1, 30, 500, 12);
@@ -1491,6 +1491,24 @@ static void idle_cgroup_is_batch_from_creation(void **state) {
         assert_string_equal(cap_of(f, "system.slice/db.service"), "max");
 }
 
+/* The built-in defaults leave a cgroup marked idle alone (IdleCgroups=no
+ * since 0.3.0: on a disk shared by swap and the service, capping it cost
+ * the service twice its p99): nothing is followed, nothing written. */
+static void idle_cgroup_left_alone_by_default(void **state) {
+        struct fake *f = *state;
+        struct saved sv;
+
+        tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+        new_cgroup(f, "batch.slice", "1");
+        assert_int_equal(start_live(f, QUICK), 0);
+        assert_false(f->m.conf.batch_idle);
+        assert_null(f->m.follow.batch);
+        assert_int_equal(f->m.batch.n, 0);
+        manager_tick(&f->m, now_usec());
+        assert_string_equal(cap_of(f, "batch.slice"), "max");
+        assert_int_equal(tu_savefile_read(f->state, &sv), -ENOENT);
+}
+
 /* A cgroup named in Cgroups= and also marked idle is one batch cgroup: once
  * it was two, which shared one cap out between them (half of it each, both
  * written to the same file; found in the phased benchmark). */
@@ -1499,7 +1517,7 @@ static void named_idle_cgroup_is_capped_once(void **state) {
 
         tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
         new_cgroup(f, "batch.slice", "1");
-        assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice\n"), 0);
+        assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice\nIdleCgroups=yes\n"), 0);
         assert_int_equal(f->m.batch.n, 1);
         assert_string_equal(cap_of(f, "batch.slice"), cap_bytes(LIMIT_KB, 50));
         manager_tick(&f->m, now_usec());
@@ -1570,13 +1588,13 @@ static void status_lists_patterns(void **state) {
         tu_write(f->root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
         new_cgroup(f, "batch.slice/a.scope", NULL);
         new_cgroup(f, "batch.slice/b.scope", NULL);
-        assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice/* other.slice/*\n"), 0);
+        assert_int_equal(start_live(f, QUICK "[Batch]\nCgroups=batch.slice/* other.slice/*\nIdleCgroups=yes\n"), 0);
         char p[600];
         snprintf(p, sizeof(p), "%s/" SNAPSHOT_NAME, f->state);
         assert_true(read_full_file(p, buf, sizeof(buf)) > 0);
         assert_non_null(strstr(buf, "PATTERN=batch 2 batch.slice/*\n"));
         assert_non_null(strstr(buf, "PATTERN=batch 0 other.slice/*\n"));
-        assert_non_null(strstr(buf, "PATTERN=batch 0 idle\n")); /* IdleCgroups=, on by default */
+        assert_non_null(strstr(buf, "PATTERN=batch 0 idle\n")); /* IdleCgroups=yes */
         assert_int_equal(snapshot_parse(buf, &s), 0);
         assert_int_equal(s.n_patterns, 3);
         assert_int_equal(s.pattern[0].matches, 2);
@@ -1641,6 +1659,7 @@ int main(void) {
                 T(glob_match_gone_before_its_event),
                 T(glob_match_cap_overwritten),
                 T(idle_cgroup_is_batch_from_creation),
+                T(idle_cgroup_left_alone_by_default),
                 T(named_idle_cgroup_is_capped_once),
                 T(followed_pressure_source),
                 T(restore_lifts_caps_of_vanished_cgroups),
