@@ -1493,7 +1493,7 @@ static void idle_cgroup_is_batch_from_creation(void **state) {
 
 /* The built-in defaults leave a cgroup marked idle alone (IdleCgroups=no
  * since 0.3.0: on a disk shared by swap and the service, capping it cost
- * the service twice its p99): nothing is followed, nothing written. */
+ * the service 1.8-2x its p99): nothing is followed, nothing written. */
 static void idle_cgroup_left_alone_by_default(void **state) {
         struct fake *f = *state;
         struct saved sv;
