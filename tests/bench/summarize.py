@@ -52,6 +52,8 @@ NAMES = {'N': 'static shrinker N', 'Y': 'static shrinker Y', 'cap0': '{base} + b
          'svc-wb0': '{base} + the service\'s memory.zswap.writeback=0 (systemd\'s MemoryZSwapWriteback=no)',
          'low': '{base} + service memory.low = its working set',
          'off': 'zswap disabled', 'pool20': '{base}, max_pool_percent=20',
+         'caplate': '{base} + batch memory.zswap.max = pool limit / 2 from phase CAPLATE_AT on '
+                    '(a schedule that knows the phases: not a static setting)',
          'zt': 'zswap-tuned, shipped defaults',
          'ztcfg': 'zswap-tuned configured ([Pressure] Cgroups=bench-svc, [Batch] Cgroups=bench-batch)'}
 # metric, label, lower is better? (None: no direction, not compared)

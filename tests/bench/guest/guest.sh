@@ -28,6 +28,11 @@
 #   wb0, batch-wb0  batch memory.zswap.writeback=0   low   service memory.low=SVC_LOW
 #   svc-wb0  the service's memory.zswap.writeback=0 (systemd's MemoryZSwapWriteback=no; 6.8+)
 #   off      zswap disabled                      pool20  max_pool_percent=20
+#   caplate  the batch uncapped until phase CAPLATE_AT starts, then memory.zswap.max =
+#            pool limit / 2: not a static setting but a schedule that knows the phases,
+#            which no daemon does; it asks whether the per-phase hindsight of the headroom
+#            table (uncapped while the batch fills, caphalf after) survives switching
+#            within one run, where the statics each held their setting from the start
 #   zt       zswap-tuned, shipped defaults (empty drop-in)
 #   ztcfg    zswap-tuned configured: ZTCFG_CONF (service cgroup as [Pressure] Cgroups=,
 #            batch cgroup in [Batch] Cgroups=)
@@ -100,6 +105,7 @@ PG_SCRIPT=${PG_SCRIPT:-select}      # select | tpcb (built-in tpcb-like, read-wr
 PG_LATENCY_LIMIT=${PG_LATENCY_LIMIT:-} # ms: pgbench -L (empty: none)
 PG_DURABLE=${PG_DURABLE:-0}         # 1: fsync/synchronous_commit/full_page_writes on, shipped checkpoints
 PG_PREWARM=${PG_PREWARM:-1}         # 0: the service reads its data from the disk as it goes
+CAPLATE_AT=${CAPLATE_AT:-idle}      # caplate: the phase from which the batch is capped at half the pool
 
 R=$S/results; mkdir -p $R
 P=/sys/module/zswap/parameters; CG=/sys/fs/cgroup; DBG=/sys/kernel/debug/zswap
@@ -181,7 +187,7 @@ envinfo() {
 	echo "seed=$SEED"
 	# order_plan; "balanced" before it also spread places (issue 47); no order=: a shuffle per round
 	echo "order=balanced-places"
-	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS BASE_SHRINKER=$BASE_SHRINKER BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT BATCH_CPU_IDLE=$BATCH_CPU_IDLE SHARED_DISK=$SHARED_DISK SHARED_SWAP_MB=$SHARED_SWAP_MB PG_SCRIPT=$PG_SCRIPT PG_LATENCY_LIMIT=$PG_LATENCY_LIMIT PG_DURABLE=$PG_DURABLE PG_PREWARM=$PG_PREWARM"
+	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS BASE_SHRINKER=$BASE_SHRINKER BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT BATCH_CPU_IDLE=$BATCH_CPU_IDLE SHARED_DISK=$SHARED_DISK SHARED_SWAP_MB=$SHARED_SWAP_MB PG_SCRIPT=$PG_SCRIPT PG_LATENCY_LIMIT=$PG_LATENCY_LIMIT PG_DURABLE=$PG_DURABLE PG_PREWARM=$PG_PREWARM CAPLATE_AT=$CAPLATE_AT"
 	echo "schedule=$SCHEDULE"
 	echo "warmup_schedule=${WARMUP_SCHEDULE:-$SCHEDULE}"
 	} > $R/env.txt
@@ -347,6 +353,8 @@ apply_cfg() { # cfg
 	low) echo $SVC_LOW > $SVCCG/memory.low ;;
 	off) echo N > $P/enabled ;;
 	pool20) echo 20 > $P/max_pool_percent ;;
+	caplate)
+		[[ " $SCHEDULE " == *" $CAPLATE_AT:"* ]] || { log "config caplate: no phase $CAPLATE_AT in SCHEDULE"; return 1; } ;;
 	zt*)
 		dropin $1 > $DROPIN || return 1
 		rm -f $RECDIR/current.rec
@@ -413,6 +421,8 @@ run_one() { # cfg batchkind idx [warmup]
 	for spec in $sched; do
 		IFS=: read -r name dur svc bst <<< "$spec"
 		batch $bst
+		[ "$bc" = caplate ] && [ "$name" = "$CAPLATE_AT" ] &&
+			echo $(( $(limit_kb) / 2 * 1024 )) > $BATCHCG/memory.zswap.max
 		mark $name
 		rate=$RATE_BUSY; [ "$svc" = idle ] && rate=$RATE_IDLE
 		pgb $RUN.pg.$name $rate $dur
