@@ -35,8 +35,8 @@ static void keep(struct advice_cg *list, unsigned *n, const struct advice_cg *c,
         list[i] = *c;
 }
 
-void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double stall) {
-        struct advice_cg c = { .zswap = zswap, .stall = stall };
+void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double stall, bool idle) {
+        struct advice_cg c = { .zswap = zswap, .stall = stall, .idle = idle };
 
         if (strlen(cgroup) >= sizeof(c.cgroup))
                 return; /* too long to name in a configuration */
@@ -48,18 +48,22 @@ void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double sta
 }
 
 /* One cgroup's figures (dir: "/sys/fs/cgroup/...", below the root prefix):
- * its zswap (memory.stat) and its "some" avg300 stall; 0 where unreadable. */
-static void read_cgroup(const struct kernel *k, const char *dir, uint64_t *zswap, double *stall) {
+ * its zswap (memory.stat), its "some" avg300 stall and whether its cpu.idle
+ * is 1; 0 and false where unreadable. */
+static void read_cgroup(const struct kernel *k, const char *dir, uint64_t *zswap, double *stall, bool *idle) {
         char path[4096], buf[8192];
 
         *zswap = 0;
         *stall = 0;
+        *idle = false;
         snprintf(path, sizeof(path), "%s/memory.stat", dir);
         if (kernel_read(k, path, buf, sizeof(buf)) > 0)
                 (void) parse_stat_field(buf, "zswap", zswap);
         snprintf(path, sizeof(path), "%s/memory.pressure", dir);
         if (kernel_read(k, path, buf, sizeof(buf)) > 0 && parse_psi_avg300(buf, PSI_SOME, stall) < 0)
                 *stall = 0;
+        snprintf(path, sizeof(path), "%s/cpu.idle", dir);
+        *idle = kernel_read(k, path, buf, sizeof(buf)) > 0 && strcmp(strstrip(buf), "1") == 0;
 }
 
 /* A child cgroup: a subdirectory, not a hidden name. */
@@ -93,9 +97,10 @@ static void scan(const struct kernel *k, const char *dir, const char *rel, unsig
                 return;
         uint64_t zswap;
         double stall;
+        bool idle;
         a->scanned++;
-        read_cgroup(k, dir, &zswap, &stall);
-        advice_add(a, rel, zswap, stall);
+        read_cgroup(k, dir, &zswap, &stall, &idle);
+        advice_add(a, rel, zswap, stall, idle);
 }
 
 int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, struct advice *a) {
@@ -152,15 +157,24 @@ static double share(const struct advice *a, const struct advice_cg *c) {
         return a->limit_bytes ? 100.0 * (double) c->zswap / (double) a->limit_bytes : 0;
 }
 
+/* A holder marked idle while IdleCgroups= is off. */
+static bool idle_unclaimed(const struct advice *a) {
+        for (unsigned i = 0; i < a->n_holders && !a->idle_cgroups; i++)
+                if (a->holders[i].idle)
+                        return true;
+        return false;
+}
+
 void advice_print(const struct advice *a, FILE *f) {
         char b[32], config[8192], e[SNAPSHOT_ESCAPED(CONF_CGROUP_NAME_MAX)];
 
         fprintf(f, "    Advice: no batch cgroups are named; from the kernel's figures now (%u leaf cgroups):\n",
                 a->scanned);
         for (unsigned i = 0; i < a->n_holders; i++)
-                fprintf(f, "            holds the pool: %s, %s (%.0f%% of the limit)\n",
+                fprintf(f, "            holds the pool: %s, %s (%.0f%% of the limit)%s\n",
                         snapshot_escape(a->holders[i].cgroup, e, sizeof(e)),
-                        format_bytes(b, sizeof(b), a->holders[i].zswap), share(a, &a->holders[i]));
+                        format_bytes(b, sizeof(b), a->holders[i].zswap), share(a, &a->holders[i]),
+                        a->holders[i].idle ? ", marked idle (cpu.idle 1)" : "");
         for (unsigned i = 0; i < a->n_stalling; i++)
                 fprintf(f, "            stalls on memory: %s, %.1f%% of the time over 5 min\n",
                         snapshot_escape(a->stalling[i].cgroup, e, sizeof(e)), a->stalling[i].stall);
@@ -181,6 +195,12 @@ void advice_print(const struct advice *a, FILE *f) {
                         next = l + strlen(l);
                 fprintf(f, "              %s\n", snapshot_escape(l, line, sizeof(line)));
         }
+        if (idle_unclaimed(a))
+                fputs("            or IdleCgroups=yes in [Batch], which takes every cgroup marked\n"
+                      "            idle outside users' delegated subtrees (off by default: where\n"
+                      "            swap shares a disk with the service, a cap can cost it;\n"
+                      "            zswap-tuned.conf(5))\n",
+                      f);
 }
 
 void advice_json(const struct advice *a, FILE *f) {
@@ -190,8 +210,9 @@ void advice_json(const struct advice *a, FILE *f) {
         for (unsigned i = 0; i < a->n_holders; i++) {
                 fprintf(f, "%s{\"cgroup\":", i ? "," : "");
                 snapshot_json_string(f, a->holders[i].cgroup);
-                fprintf(f, ",\"zswap_bytes\":%llu,\"percent_of_limit\":%.1f}", (unsigned long long) a->holders[i].zswap,
-                        share(a, &a->holders[i]));
+                fprintf(f, ",\"zswap_bytes\":%llu,\"percent_of_limit\":%.1f,\"cpu_idle\":%s}",
+                        (unsigned long long) a->holders[i].zswap, share(a, &a->holders[i]),
+                        a->holders[i].idle ? "true" : "false");
         }
         fputs("],\"stalling\":[", f);
         for (unsigned i = 0; i < a->n_stalling; i++) {

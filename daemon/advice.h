@@ -25,6 +25,7 @@ struct advice_cg {
         char cgroup[CONF_CGROUP_NAME_MAX + 1]; /* below the cgroup2 mount */
         uint64_t zswap;         /* bytes */
         double stall;           /* percent, "some" avg300 */
+        bool idle;              /* cpu.idle 1: marked as background work (CPUWeight=idle) */
 };
 
 struct advice {
@@ -32,10 +33,14 @@ struct advice {
         struct advice_cg holders[ADVICE_MAX], stalling[ADVICE_MAX];
         unsigned n_holders, n_stalling;
         unsigned scanned;
+        /* [Batch] IdleCgroups= is on (the caller sets it): a holder marked
+         * idle is then not pointed at it, the daemon refused it already */
+        bool idle_cgroups;
 };
 
-/* Rank one cgroup in (pure): a holder by zswap, a staller by stall. */
-void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double stall);
+/* Rank one cgroup in (pure): a holder by zswap, a staller by stall; idle:
+ * its cpu.idle is 1. */
+void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double stall, bool idle);
 /* Every leaf cgroup below the cgroup2 mount, at most depth levels down. */
 int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, struct advice *a);
 /* The lines that would protect the stalling from the holders ("" when

@@ -51,6 +51,7 @@ struct would {
         const char *knob;               /* the knob it would steer; NULL: none */
         bool dry_run;
         unsigned n_batch, n_idle, n_units;
+        bool idle_cgroups;              /* [Batch] IdleCgroups= is on */
         char batch[WOULD_MAX][CONF_CGROUP_NAME_MAX + 1]; /* Cgroups= matches */
         char idle[WOULD_MAX][CONF_CGROUP_NAME_MAX + 1];  /* IdleCgroups= matches */
         unsigned more_batch, more_idle;                  /* beyond WOULD_MAX */
@@ -145,6 +146,7 @@ static void would_probe(const struct kernel *k, const struct host *h, const char
                   : c.knob == KNOB_CHOICE_SHRINK_ENABLED   ? "shrink_enabled"
                                                            : h->knob;
         w->n_units = c.batch_units.n;
+        w->idle_cgroups = c.batch_idle;
         (void) publish_check_metrics_dir(&c, w->metrics_problem, sizeof(w->metrics_problem));
         /* a scan, not the daemon: its informational lines are noise here;
          * a refused pattern is still said */
@@ -396,6 +398,7 @@ static int not_running(const struct kernel *k, const char *config_path, bool con
         would_probe(k, &h, config_path, config_given, &w);
         advise = w.config_ok && !w.n_batch && !w.n_idle && !w.n_units &&
                  advice_scan(k, h.have_pool ? h.pool.limit_bytes : 0, ADVICE_DEPTH, &advice) == 0;
+        advice.idle_cgroups = w.idle_cgroups;
         if (json) {
                 snapshot_json_not_running_open(e, why, stdout);
                 fputs(",\"host\":", stdout);
@@ -415,12 +418,13 @@ static int not_running(const struct kernel *k, const char *config_path, bool con
         return STATUS_NOT_RUNNING;
 }
 
-/* Batch work named in the configuration (Cgroups=, Units=); IdleCgroups=,
- * on by default, names nothing: a host without such cgroups still gets advice. */
-static bool batch_patterns(const struct snapshot *s) {
+/* The daemon has a batch pattern: with idle, IdleCgroups='s (which names
+ * nothing: a host without such cgroups still gets advice); else one that
+ * names batch work (Cgroups=, Units=). */
+static bool batch_pattern(const struct snapshot *s, bool idle) {
         for (unsigned i = 0; i < s->n_patterns; i++)
                 if (strcmp(s->pattern[i].role, "batch") == 0 &&
-                    strcmp(s->pattern[i].pattern, SNAPSHOT_PATTERN_IDLE) != 0)
+                    (strcmp(s->pattern[i].pattern, SNAPSHOT_PATTERN_IDLE) == 0) == idle)
                         return true;
         return false;
 }
@@ -478,8 +482,9 @@ int status_show(const struct kernel *k, const char *state_dir, const char *confi
                 if (kernel_cgroup_incompressible(k, s.batch[i].cgroup, &v) == 0 && v <= INT64_MAX)
                         s.batch[i].incomp = (int64_t) v;
         /* nothing named as batch work: say who holds the pool and who stalls */
-        bool advise = s.n_batch == 0 && !batch_patterns(&s) &&
+        bool advise = s.n_batch == 0 && !batch_pattern(&s, false) &&
                       advice_scan(k, s.limit_bytes, ADVICE_DEPTH, &advice) == 0;
+        advice.idle_cgroups = batch_pattern(&s, true);
         if (json) {
                 host_probe(k, &h);
                 snapshot_json_open(&s, realtime_usec(), stdout);

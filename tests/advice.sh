@@ -41,6 +41,7 @@ zt status --json >"$W/st.json"
 check "status --json has the advice" python3 -c "
 import json; d = json.load(open('$W/st.json'))['advice']
 assert d['holders'][0]['cgroup'] == 'system.slice/backup.service' and d['holders'][0]['percent_of_limit'] == 25.0, d
+assert d['holders'][0]['cpu_idle'] is False, d
 assert d['stalling'] == [{'cgroup': 'system.slice/db.service', 'some_avg300_percent': 3.25}], d
 assert d['config'] == '[Batch]\nCgroups=system.slice/backup.service\n[Pressure]\nCgroups=system.slice/db.service\n', d"
 check "... and no figure for the pool charged to no cgroup while no top-level cgroup has memory.stat" \
@@ -80,6 +81,13 @@ import json; d = json.load(open('$W/st3d.json'))
 assert d['advice']['holders'][0]['cgroup'] == 'system.slice/backup.service', d['advice']
 assert not any(p['pattern'] == 'idle' for p in d['patterns']), d['patterns']"
 check "... and its memory.zswap.max is as it was" test "$(cat "$CG/system.slice/backup.service/memory.zswap.max")" = max
+check "... the advice says it is marked idle" python3 -c "
+import json; assert json.load(open('$W/st3d.json'))['advice']['holders'][0]['cpu_idle'] is True"
+zt status >"$W/st3d"
+check "... in the text too, and that IdleCgroups=yes takes such cgroups" bash -c "
+grep -qF 'holds the pool: system.slice/backup.service, 48.8 MiB (25% of the limit), marked idle (cpu.idle 1)' '$W/st3d' &&
+grep -qF 'IdleCgroups=yes in [Batch]' '$W/st3d'"
+check "... which the advice without it did not say" bash -c "! grep -qe 'marked idle' -e 'IdleCgroups=yes' '$W/st'"
 kill -TERM "$PID"; wait "$PID"; PID=
 printf '[Batch]\nIdleCgroups=yes\n' > "$W/idle.conf"
 "$ZT" --root "$W/root" --state-dir "$W/run" -c "$W/idle.conf" 2>"$W/log3" & PID=$!

@@ -140,6 +140,12 @@ check "with nothing named, the advice, no daemon needed" bash -c "
 check "... and in --json" python3 -c "
 import json; d = json.load(open('$W/advice.json'))
 assert d['advice']['holders'][0]['cgroup'] == 'batch.slice/a.scope', d"
+echo 1 > "$CG/batch.slice/a.scope/cpu.idle"
+"$ZT" --root "$R" --state-dir "$W/run" -c "$W/noidle.conf" status >"$W/advice-idle.txt"
+check "... a holder marked idle is said to be, and IdleCgroups=yes offered" bash -c "
+	grep -qF 'holds the pool: batch.slice/a.scope, 48.8 MiB (25% of the limit), marked idle (cpu.idle 1)' '$W/advice-idle.txt' &&
+	grep -qF 'IdleCgroups=yes in [Batch]' '$W/advice-idle.txt'"
+echo 0 > "$CG/batch.slice/a.scope/cpu.idle"
 # a name with control bytes, from a scan with no daemon
 EVIL=$'evil\e]0;owned\a.scope'
 mkdir -p "$CG/batch.slice/$EVIL"

@@ -158,13 +158,13 @@ static void test_advice_ranks(void **state) {
 
         advice_config(&a, config, sizeof(config));
         assert_string_equal(config, ""); /* nothing yet */
-        advice_add(&a, "a.service", 40000, 0);  /* 4%: under the mark */
-        advice_add(&a, "b.service", 0, 0.5);    /* under the mark */
+        advice_add(&a, "a.service", 40000, 0, false);  /* 4%: under the mark */
+        advice_add(&a, "b.service", 0, 0.5, false); /* under the mark */
         assert_int_equal(a.n_holders + a.n_stalling, 0);
         for (int i = 1; i <= 7; i++) {
                 char name[32];
                 snprintf(name, sizeof(name), "h%d.scope", i);
-                advice_add(&a, name, (uint64_t) i * 60000, 50); /* a holder that stalls is a holder */
+                advice_add(&a, name, (uint64_t) i * 60000, 50, false); /* a holder that stalls is a holder */
         }
         assert_int_equal(a.n_holders, ADVICE_MAX);
         assert_string_equal(a.holders[0].cgroup, "h7.scope");
@@ -172,13 +172,51 @@ static void test_advice_ranks(void **state) {
         assert_int_equal(a.n_stalling, 0);
         advice_config(&a, config, sizeof(config));
         assert_string_equal(config, ""); /* nobody else stalls */
-        advice_add(&a, "db.service", 1000, 2.5);
-        advice_add(&a, "web.service", 0, 7.25);
+        advice_add(&a, "db.service", 1000, 2.5, false);
+        advice_add(&a, "web.service", 0, 7.25, false);
         assert_int_equal(a.n_stalling, 2);
         assert_string_equal(a.stalling[0].cgroup, "web.service");
         advice_config(&a, config, sizeof(config));
         assert_string_equal(config, "[Batch]\nCgroups=h7.scope h6.scope h5.scope h4.scope h3.scope\n"
                                     "[Pressure]\nCgroups=web.service db.service\n");
+}
+
+/* What advice_print() writes (the caller frees it). */
+static char *advice_text(const struct advice *a) {
+        char *out = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&out, &size);
+
+        assert_non_null(f);
+        advice_print(a, f);
+        assert_int_equal(fclose(f), 0);
+        return out;
+}
+
+/* A holder marked idle is said to be, and pointed at IdleCgroups= only
+ * while that is off (on, the daemon has refused it already). */
+static void test_advice_idle(void **state) {
+        struct advice a = { .limit_bytes = 1000000 };
+        char *out;
+
+        (void) state;
+        advice_add(&a, "backup.service", 300000, 0, true);
+        advice_add(&a, "db.service", 0, 2.5, false);
+        assert_true(a.holders[0].idle);
+        out = advice_text(&a);
+        assert_non_null(strstr(out, "backup.service, 293.0 KiB (30% of the limit), marked idle (cpu.idle 1)\n"));
+        assert_non_null(strstr(out, "IdleCgroups=yes in [Batch]"));
+        free(out);
+        a.idle_cgroups = true;
+        out = advice_text(&a);
+        assert_non_null(strstr(out, "marked idle"));
+        assert_null(strstr(out, "IdleCgroups=yes"));
+        free(out);
+        a.idle_cgroups = false;
+        a.holders[0].idle = false;
+        out = advice_text(&a);
+        assert_null(strstr(out, "idle"));
+        free(out);
 }
 
 /* Names for a terminal: control bytes, C1 controls and invalid UTF-8 as
@@ -205,6 +243,7 @@ int main(void) {
                 cmocka_unit_test(test_round_trip),
                 cmocka_unit_test(test_config_defaults),
                 cmocka_unit_test(test_advice_ranks),
+                cmocka_unit_test(test_advice_idle),
                 cmocka_unit_test(test_json_string),
                 cmocka_unit_test(test_escape),
         };
