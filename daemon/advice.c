@@ -55,15 +55,13 @@ static void read_cgroup(const struct kernel *k, const char *dir, uint64_t *zswap
 
         *zswap = 0;
         *stall = 0;
-        *idle = false;
         snprintf(path, sizeof(path), "%s/memory.stat", dir);
         if (kernel_read(k, path, buf, sizeof(buf)) > 0)
                 (void) parse_stat_field(buf, "zswap", zswap);
         snprintf(path, sizeof(path), "%s/memory.pressure", dir);
         if (kernel_read(k, path, buf, sizeof(buf)) > 0 && parse_psi_avg300(buf, PSI_SOME, stall) < 0)
                 *stall = 0;
-        snprintf(path, sizeof(path), "%s/cpu.idle", dir);
-        *idle = kernel_read(k, path, buf, sizeof(buf)) > 0 && strcmp(strstrip(buf), "1") == 0;
+        *idle = kernel_cgroup_idle(k, dir);
 }
 
 /* A child cgroup: a subdirectory, not a hidden name. */
@@ -159,7 +157,9 @@ static double share(const struct advice *a, const struct advice_cg *c) {
 
 /* A holder marked idle while IdleCgroups= is off. */
 static bool idle_unclaimed(const struct advice *a) {
-        for (unsigned i = 0; i < a->n_holders && !a->idle_cgroups; i++)
+        if (a->idle_cgroups)
+                return false;
+        for (unsigned i = 0; i < a->n_holders; i++)
                 if (a->holders[i].idle)
                         return true;
         return false;

@@ -66,11 +66,7 @@ struct cgidle *cgidle_free(struct cgidle *c) {
 }
 
 bool cgidle_is_idle(const struct cgidle *c, const char *path) {
-        char p[PATH_MAX + 16], buf[16];
-
-        if ((size_t) snprintf(p, sizeof(p), "%s/cpu.idle", path) >= sizeof(p))
-                return false;
-        return kernel_read(c->kernel, p, buf, sizeof(buf)) > 0 && strcmp(strstrip(buf), "1") == 0;
+        return kernel_cgroup_idle(c->kernel, path);
 }
 
 /* Is the cgroup directory someone else's than root's: a delegated subtree

@@ -409,6 +409,14 @@ int parse_stat_field(const char *buf, const char *key, uint64_t *ret) {
         return field_u64(buf, key, ' ', ret);
 }
 
+bool kernel_cgroup_idle(const struct kernel *k, const char *dir) {
+        char p[PATH_MAX + 16], buf[16];
+
+        if ((size_t) snprintf(p, sizeof(p), "%s/cpu.idle", dir) >= sizeof(p))
+                return false;
+        return kernel_read(k, p, buf, sizeof(buf)) > 0 && strcmp(strstrip(buf), "1") == 0;
+}
+
 int kernel_cgroup_stat(const struct kernel *k, const char *spec, const char *key, uint64_t *ret) {
         char path[PATH_MAX], buf[16384];
         ssize_t n;

@@ -119,6 +119,9 @@ double pool_percent(const struct pool_sample *s);
  * (zswap_incomp). -ENOENT where the kernel has no such figure. */
 int kernel_pool_incompressible(const struct kernel *k, uint64_t *pages);
 int kernel_cgroup_incompressible(const struct kernel *k, const char *spec, uint64_t *bytes);
+/* The cgroup's cpu.idle is 1 (systemd's CPUWeight=idle); dir: its directory,
+ * "/sys/fs/cgroup/...", below the root prefix. False where unreadable. */
+bool kernel_cgroup_idle(const struct kernel *k, const char *dir);
 /* A cgroup's memory.stat field; -ENOENT where it has no such key. */
 int kernel_cgroup_stat(const struct kernel *k, const char *spec, const char *key, uint64_t *ret);
 /* "key value" lines (memory.stat): the value of key. */
