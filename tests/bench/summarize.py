@@ -54,6 +54,8 @@ NAMES = {'N': 'static shrinker N', 'Y': 'static shrinker Y', 'cap0': '{base} + b
          'off': 'zswap disabled', 'pool20': '{base}, max_pool_percent=20',
          'caplate': '{base} + batch memory.zswap.max = pool limit / 2 from phase CAPLATE_AT on '
                     '(a schedule that knows the phases: not a static setting)',
+         'capplan': '{base} + batch memory.zswap.max set as each phase of CAPPLAN starts '
+                    '(a schedule that knows the phases: not a static setting)',
          'zt': 'zswap-tuned, shipped defaults',
          'ztcfg': 'zswap-tuned configured ([Pressure] Cgroups=bench-svc, [Batch] Cgroups=bench-batch)'}
 # metric, label, lower is better? (None: no direction, not compared)

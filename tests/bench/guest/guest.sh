@@ -33,6 +33,9 @@
 #            which no daemon does; it asks whether the per-phase hindsight of the headroom
 #            table (uncapped while the batch fills, caphalf after) survives switching
 #            within one run, where the statics each held their setting from the start
+#   capplan  the batch's memory.zswap.max set at the start of each phase CAPPLAN names
+#            (PHASE:0, PHASE:half or PHASE:max): the general form of caplate, for a
+#            per-phase hindsight that switches caps (service-in-zswap: cap0, then caphalf)
 #   zt       zswap-tuned, shipped defaults (empty drop-in)
 #   ztcfg    zswap-tuned configured: ZTCFG_CONF (service cgroup as [Pressure] Cgroups=,
 #            batch cgroup in [Batch] Cgroups=)
@@ -106,6 +109,7 @@ PG_LATENCY_LIMIT=${PG_LATENCY_LIMIT:-} # ms: pgbench -L (empty: none)
 PG_DURABLE=${PG_DURABLE:-0}         # 1: fsync/synchronous_commit/full_page_writes on, shipped checkpoints
 PG_PREWARM=${PG_PREWARM:-1}         # 0: the service reads its data from the disk as it goes
 CAPLATE_AT=${CAPLATE_AT:-idle}      # caplate: the phase from which the batch is capped at half the pool
+CAPPLAN=${CAPPLAN:-}                # capplan: "PHASE:CAP ..." with CAP 0, half or max, set as PHASE starts
 
 R=$S/results; mkdir -p $R
 P=/sys/module/zswap/parameters; CG=/sys/fs/cgroup; DBG=/sys/kernel/debug/zswap
@@ -187,7 +191,7 @@ envinfo() {
 	echo "seed=$SEED"
 	# order_plan; "balanced" before it also spread places (issue 47); no order=: a shuffle per round
 	echo "order=balanced-places"
-	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS BASE_SHRINKER=$BASE_SHRINKER BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT BATCH_CPU_IDLE=$BATCH_CPU_IDLE SHARED_DISK=$SHARED_DISK SHARED_SWAP_MB=$SHARED_SWAP_MB PG_SCRIPT=$PG_SCRIPT PG_LATENCY_LIMIT=$PG_LATENCY_LIMIT PG_DURABLE=$PG_DURABLE PG_PREWARM=$PG_PREWARM CAPLATE_AT=$CAPLATE_AT"
+	echo "settings=RUNS=$RUNS CONFIGS='$CONFIGS' AA='$AA' WARMUP_RUNS=$WARMUP_RUNS BASE_SHRINKER=$BASE_SHRINKER BATCHES='$BATCHES' POOL_PCT=$POOL_PCT ACCEPT=$ACCEPT PAGE_CLUSTER=$PAGE_CLUSTER SVC_MAX=$SVC_MAX SVC_LOW=$SVC_LOW PG_CLIENTS=$PG_CLIENTS PG_GAUSS=$PG_GAUSS RATE_BUSY=$RATE_BUSY RATE_IDLE=$RATE_IDLE BATCH_SIZE=$BATCH_SIZE BATCH_MAX=$BATCH_MAX BATCH_SIGMA=$BATCH_SIGMA BATCH_WRITE_PCT=$BATCH_WRITE_PCT BATCH_CPU_IDLE=$BATCH_CPU_IDLE SHARED_DISK=$SHARED_DISK SHARED_SWAP_MB=$SHARED_SWAP_MB PG_SCRIPT=$PG_SCRIPT PG_LATENCY_LIMIT=$PG_LATENCY_LIMIT PG_DURABLE=$PG_DURABLE PG_PREWARM=$PG_PREWARM CAPLATE_AT=$CAPLATE_AT CAPPLAN='$CAPPLAN'"
 	echo "schedule=$SCHEDULE"
 	echo "warmup_schedule=${WARMUP_SCHEDULE:-$SCHEDULE}"
 	} > $R/env.txt
@@ -353,8 +357,8 @@ apply_cfg() { # cfg
 	low) echo $SVC_LOW > $SVCCG/memory.low ;;
 	off) echo N > $P/enabled ;;
 	pool20) echo 20 > $P/max_pool_percent ;;
-	caplate)
-		[[ " $SCHEDULE " == *" $CAPLATE_AT:"* ]] || { log "config caplate: no phase $CAPLATE_AT in SCHEDULE"; return 1; } ;;
+	caplate|capplan)
+		cap_plan $1 > /dev/null || return 1 ;;
 	zt*)
 		dropin $1 > $DROPIN || return 1
 		rm -f $RECDIR/current.rec
@@ -362,6 +366,35 @@ apply_cfg() { # cfg
 		INVOCATION=$(systemctl show -p InvocationID --value zswap-tuned) ;;
 	*) log "unknown config $1"; return 1 ;;
 	esac
+}
+# The cap plan of a schedule configuration, "PHASE:CAP ..." (CAP 0, half or max), checked
+# against SCHEDULE: caplate is "CAPLATE_AT:half", capplan is CAPPLAN.
+cap_plan() { # cfg
+	local plan spec ph v
+	case $1 in
+	caplate) plan="$CAPLATE_AT:half" ;;
+	capplan) plan=$CAPPLAN ;;
+	*) return 0 ;;
+	esac
+	[ -n "$plan" ] || { log "config $1: CAPPLAN is empty"; return 1; }
+	for spec in $plan; do
+		IFS=: read -r ph v <<< "$spec"
+		[[ " $SCHEDULE " == *" $ph:"* ]] || { log "config $1: no phase $ph in SCHEDULE"; return 1; }
+		case $v in 0|half|max) ;; *) log "config $1: cap '$v' for $ph is not 0, half or max"; return 1 ;; esac
+	done
+	echo "$plan"
+}
+plan_cap() { # cfg phase: set the batch's cap the plan gives for this phase, if any
+	local spec ph v
+	for spec in $(cap_plan $1); do
+		IFS=: read -r ph v <<< "$spec"
+		[ "$ph" = "$2" ] || continue
+		case $v in
+		0) echo 0 ;;
+		half) echo $(( $(limit_kb) / 2 * 1024 )) ;;
+		max) echo max ;;
+		esac > $BATCHCG/memory.zswap.max
+	done
 }
 daemon_stop() { # run name
 	local n=$1 ns
@@ -420,9 +453,8 @@ run_one() { # cfg batchkind idx [warmup]
 	pgb $RUN.warmup $RATE_BUSY $WARMUP vacuum
 	for spec in $sched; do
 		IFS=: read -r name dur svc bst <<< "$spec"
+		plan_cap $bc $name # before the batch's phase starts, as a static cap is before the run
 		batch $bst
-		[ "$bc" = caplate ] && [ "$name" = "$CAPLATE_AT" ] &&
-			echo $(( $(limit_kb) / 2 * 1024 )) > $BATCHCG/memory.zswap.max
 		mark $name
 		rate=$RATE_BUSY; [ "$svc" = idle ] && rate=$RATE_IDLE
 		pgb $RUN.pg.$name $rate $dur
