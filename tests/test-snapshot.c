@@ -14,26 +14,38 @@
 #include "advice.h"
 #include "snapshot.h"
 
-static char *format(const struct snapshot *s) {
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
+/* A FILE that writes to memory; mem_text() closes it and gives what was
+ * written (the caller frees it). */
+struct mem {
+        char *buf;
+        size_t size;
+        FILE *f;
+};
 
-        assert_non_null(f);
-        snapshot_format(s, true, f);
-        assert_int_equal(fclose(f), 0);
-        return buf;
+static FILE *mem_open(struct mem *m) {
+        *m = (struct mem) { 0 };
+        m->f = open_memstream(&m->buf, &m->size);
+        assert_non_null(m->f);
+        return m->f;
+}
+
+static char *mem_text(struct mem *m) {
+        assert_int_equal(fclose(m->f), 0);
+        return m->buf;
+}
+
+static char *format(const struct snapshot *s) {
+        struct mem m;
+
+        snapshot_format(s, true, mem_open(&m));
+        return mem_text(&m);
 }
 
 static char *json_of(const char *str) {
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
+        struct mem m;
 
-        assert_non_null(f);
-        snapshot_json_string(f, str);
-        assert_int_equal(fclose(f), 0);
-        return buf;
+        snapshot_json_string(mem_open(&m), str);
+        return mem_text(&m);
 }
 
 static void test_round_trip(void **state) {
@@ -92,8 +104,8 @@ static void test_config_defaults(void **state) {
         struct snapshot a = { .pid = 9, .updated = 1700000000000000, .mode_since = 1700000000000000,
                               .time_to_limit = -1, .incomp_pages = -1, .config_defaults = true },
                         b;
-        char *text, *out = NULL;
-        size_t size = 0;
+        struct mem m;
+        char *text, *out;
         FILE *f;
 
         text = format(&a);
@@ -103,10 +115,10 @@ static void test_config_defaults(void **state) {
         assert_int_equal(b.n_config, 0);
         free(text);
 
-        assert_non_null(f = open_memstream(&out, &size));
+        f = mem_open(&m);
         snapshot_print(&b, b.updated, f);
         snapshot_json(&b, b.updated, f);
-        assert_int_equal(fclose(f), 0);
+        out = mem_text(&m);
         assert_non_null(strstr(out, "    Config: none, the built-in defaults (no configuration file was there)\n"));
         assert_non_null(strstr(out, "\"config_files\":[],\"config_defaults\":true,"));
         free(out);
@@ -118,10 +130,8 @@ static void test_config_defaults(void **state) {
         assert_int_equal(snapshot_parse(text, &b), 0);
         assert_false(b.config_defaults);
         free(text);
-        out = NULL;
-        assert_non_null(f = open_memstream(&out, &size));
-        snapshot_print(&b, b.updated, f);
-        assert_int_equal(fclose(f), 0);
+        snapshot_print(&b, b.updated, mem_open(&m));
+        out = mem_text(&m);
         assert_non_null(strstr(out, "    Config: unknown (the daemon does not say)\n"));
         free(out);
 }
@@ -183,14 +193,10 @@ static void test_advice_ranks(void **state) {
 
 /* What advice_print() writes (the caller frees it). */
 static char *advice_text(const struct advice *a) {
-        char *out = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&out, &size);
+        struct mem m;
 
-        assert_non_null(f);
-        advice_print(a, f);
-        assert_int_equal(fclose(f), 0);
-        return out;
+        advice_print(a, mem_open(&m));
+        return mem_text(&m);
 }
 
 /* A holder marked idle is said to be, and pointed at IdleCgroups= only
