@@ -323,6 +323,14 @@ boot() {
 	cat "$SHARE/results/boot.txt"
 }
 
+# keep_console RESULTS DIR: the guest's console log, compressed, in the directory to commit:
+# the only record of what the guest's kernel and guest.sh said during the boot (a job
+# SIGKILLed in reclaim, an OOM report, a late panic)
+keep_console() {
+	[ -f "$1/serial.log" ] || return 0
+	xz -9c "$1/serial.log" > "$2/serial.log.xz" || echo "bench: WARNING: could not keep the console log"
+}
+
 # panic_count LOG...: the boot's guest panics (issue 47: count them per boot, with and without
 # cx16): the qemu CPU model, the console logs read (one per guest boot), the kernel panics
 # ("Kernel panic - not syncing", its "---[ end" line not counted again), the oopses and the
@@ -390,6 +398,7 @@ report() {
 		D=$OUT/$FAMILY-${commit:-unknown}
 		rm -rf "$D"; mkdir -p "$D/raw"
 		cp "$R"/summary.md "$R"/results.csv "$R"/env.txt "$R"/timeline-*.png "$R"/boot-panics.txt "$D/" 2>/dev/null || true
+		keep_console "$R" "$D"
 		(cd "$R" && find . -maxdepth 1 -type f -regex '.*\.[rw][0-9]+\..*' -printf '%f\n' | sort | tar -cJf "$D/raw/runs.tar.xz" -T -)
 		echo "bench: to commit: cp -r $D docs/bench/"
 	else
@@ -405,6 +414,7 @@ report() {
 		cp -r "$R"/raw "$D/"
 		cp "$R"/runs.txt "$R"/env.txt "$R"/results.csv "$R"/summary.md "$R"/timeline-*.png "$D/"
 		cp "$R"/calib.txt "$R"/calib-end.txt "$R"/boot-panics.txt "$R"/serial-panic*.log "$D/" 2>/dev/null || true
+		keep_console "$R" "$D"
 		# the tables again, from the packed raw data alone
 		if python3 "$HERE/summarize.py" "$D" > "$D/summary.check" 2>&1 &&
 			diff <(grep -v '^Source:' "$R/summary.md") <(grep -v '^Source:' "$D/summary.check") > /dev/null; then
