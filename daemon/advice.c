@@ -134,11 +134,15 @@ int advice_pool_charged(const struct kernel *k, uint64_t *bytes) {
         return any ? 0 : -ENOENT;
 }
 
+bool advice_protects(const struct advice *a) {
+        return a->n_holders > 0 && a->n_stalling > 0;
+}
+
 void advice_config(const struct advice *a, char *buf, size_t size) {
         size_t n = 0;
 
         buf[0] = '\0';
-        if (a->n_holders == 0 || a->n_stalling == 0)
+        if (!advice_protects(a))
                 return;
         n += (size_t) snprintf(buf + n, size - n, "[Batch]\nCgroups=");
         for (unsigned i = 0; i < a->n_holders && n < size; i++)
@@ -194,6 +198,15 @@ void advice_print(const struct advice *a, FILE *f) {
                 else
                         next = l + strlen(l);
                 fprintf(f, "              %s\n", snapshot_escape(l, line, sizeof(line)));
+        }
+        if (a->swap && a->swap->shared) {
+                fputs("            but only if the latter write to none of the file systems on\n"
+                      "            swap's disk: ", f);
+                swap_disk_print(a->swap, f);
+                fputs(";\n"
+                      "            a cap sends the holders' pages to that disk, where the\n"
+                      "            service's writes wait behind them (zswap-tuned.conf(5), [Batch])\n",
+                      f);
         }
         if (idle_unclaimed(a))
                 fputs("            or IdleCgroups=yes in [Batch], which takes every cgroup marked\n"

@@ -14,6 +14,7 @@
 
 #include "conf.h"
 #include "kernel.h"
+#include "swap-disk.h"
 
 #define ADVICE_MAX 5
 /* a cgroup holds the pool with at least this share of its limit ... */
@@ -36,6 +37,9 @@ struct advice {
         /* [Batch] IdleCgroups= is on (the caller sets it): a holder marked
          * idle is then not pointed at it, the daemon refused it already */
         bool idle_cgroups;
+        /* where swap is (the caller sets it; NULL: not told): on a disk
+         * shared with file systems, a cap sends the holders' pages there */
+        const struct swap_disk *swap;
 };
 
 /* Rank one cgroup in (pure): a holder by zswap, a staller by stall; idle:
@@ -43,6 +47,8 @@ struct advice {
 void advice_add(struct advice *a, const char *cgroup, uint64_t zswap, double stall, bool idle);
 /* Every leaf cgroup below the cgroup2 mount, at most depth levels down. */
 int advice_scan(const struct kernel *k, uint64_t limit_bytes, unsigned depth, struct advice *a);
+/* Is there something to protect (holders and stallers both)? */
+bool advice_protects(const struct advice *a);
 /* The lines that would protect the stalling from the holders ("" when
  * there is nothing to say): [Batch] Cgroups= and [Pressure] Cgroups=. */
 void advice_config(const struct advice *a, char *buf, size_t size);

@@ -15,6 +15,7 @@
 #include "publish.h"
 #include "snapshot.h"
 #include "status.h"
+#include "swap-disk.h"
 #include "util.h"
 
 #define STATUS_NOT_RUNNING 3
@@ -34,6 +35,7 @@ struct host {
         bool have_pool;
         struct pool_sample pool;
         int swaps;                      /* active swap areas; < 0 = unreadable */
+        struct swap_disk disk;          /* whether swap shares a disk with mounted file systems */
         const char *cgroup;             /* "v1", "v2", "v2-no-memory", "none" */
         bool psi;
         const char *knob;               /* the knob the kernel has; NULL: neither */
@@ -83,6 +85,8 @@ static void host_probe(const struct kernel *k, struct host *h) {
         h->have_pool = kernel_read_pool(k, &h->pool) == 0;
         if (kernel_read(k, "/proc/swaps", buf, sizeof(buf)) >= 0)
                 h->swaps = parse_swaps(buf);
+        if (h->swaps > 0)
+                (void) swap_disk_scan(k, &h->disk);
         if (kernel_read(k, "/proc/self/cgroup", buf, sizeof(buf)) > 0 && parse_cgroup_memory_v1(buf))
                 h->cgroup = "v1";
         else if (kernel_read(k, CGROUP_ROOT "/cgroup.controllers", buf, sizeof(buf)) >= 0)
@@ -222,8 +226,14 @@ static void host_print(const struct host *h, FILE *f) {
                 fputs("      Swap: unknown (/proc/swaps cannot be read)\n", f);
         else if (h->swaps == 0)
                 fputs("      Swap: no swap: zswap stores nothing without a swap area\n", f);
-        else
-                fprintf(f, "      Swap: %d area%s\n", h->swaps, h->swaps == 1 ? "" : "s");
+        else {
+                fprintf(f, "      Swap: %d area%s", h->swaps, h->swaps == 1 ? "" : "s");
+                if (h->disk.shared) {
+                        fputs(", ", f);
+                        swap_disk_print(&h->disk, f);
+                }
+                fputc('\n', f);
+        }
         if (strcmp(h->cgroup, "v1") == 0)
                 fputs("   Cgroups: the memory controller is on cgroup v1: the shrinker writes nothing back and "
                       "no cap can be set\n",
@@ -328,6 +338,8 @@ static void host_json(const struct host *h, FILE *f) {
                 fprintf(f, "%d", h->swaps);
         else
                 fputs("null", f);
+        fputs(",\"swap_shares_disk\":", f);
+        swap_disk_json(&h->disk, f);
         fprintf(f, ",\"cgroup\":\"%s\",\"psi\":%s,\"knob\":", h->cgroup, h->psi ? "true" : "false");
         json_string_or_null(f, h->knob);
         fputs(",\"knob_value\":", f);
@@ -399,6 +411,7 @@ static int not_running(const struct kernel *k, const char *config_path, bool con
         advise = w.config_ok && !w.n_batch && !w.n_idle && !w.n_units &&
                  advice_scan(k, h.have_pool ? h.pool.limit_bytes : 0, ADVICE_DEPTH, &advice) == 0;
         advice.idle_cgroups = w.idle_cgroups;
+        advice.swap = &h.disk;
         if (json) {
                 snapshot_json_not_running_open(e, why, stdout);
                 fputs(",\"host\":", stdout);
@@ -485,8 +498,9 @@ int status_show(const struct kernel *k, const char *state_dir, const char *confi
         bool advise = s.n_batch == 0 && !batch_pattern(&s, false) &&
                       advice_scan(k, s.limit_bytes, ADVICE_DEPTH, &advice) == 0;
         advice.idle_cgroups = batch_pattern(&s, true);
+        host_probe(k, &h);
+        advice.swap = &h.disk;
         if (json) {
-                host_probe(k, &h);
                 snapshot_json_open(&s, realtime_usec(), stdout);
                 fputs(",\"host\":", stdout);
                 host_json(&h, stdout);
@@ -495,6 +509,19 @@ int status_show(const struct kernel *k, const char *state_dir, const char *confi
                 snapshot_print(&s, realtime_usec(), stdout);
                 if (advise)
                         advice_print(&advice, stdout);
+                if (h.disk.shared && !(advise && advice_protects(&advice))) { /* else the advice said it */
+                        fputs("      Note: ", stdout);
+                        swap_disk_print(&h.disk, stdout);
+                        fputs(s.n_batch > 0 ? ";\n"
+                                              "            the caps send the batch's pages to that disk: where the\n"
+                                              "            service writes to it too, they cost it\n"
+                                              "            (zswap-tuned.conf(5), [Batch])\n"
+                                            : ";\n"
+                                              "            a cap on batch work would send its pages to that disk:\n"
+                                              "            where the service writes to it too, name none\n"
+                                              "            (zswap-tuned.conf(5), [Batch])\n",
+                              stdout);
+                }
         }
         return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -49,3 +49,17 @@ scratch() {
 	PID=
 	trap '[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$W"' EXIT
 }
+
+# check_status_schema FILE...: one test case, the "status --json" outputs
+# against docs/status-schema.json (skipped without python3-jsonschema, but
+# not in CI, which installs it).
+check_status_schema() {
+	local out rc
+	out=$(python3 "$abs_top_srcdir/tests/tools/status-schema.py" "$abs_top_srcdir/docs/status-schema.json" "$@"); rc=$?
+	[ -z "$out" ] || sed 's/^/# /' <<<"$out"
+	if [ $rc = 77 ] && [ "${CI:-}" != true ]; then
+		T_N=$((T_N + 1)); echo "ok $T_N - the --json outputs match docs/status-schema.json # SKIP no python3-jsonschema"
+	else
+		check "the --json outputs match docs/status-schema.json" test $rc = 0
+	fi
+}

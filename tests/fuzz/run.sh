@@ -14,7 +14,7 @@ src=${abs_top_srcdir:?}/tests/fuzz
 out=${abs_top_builddir:?}/tests/fuzz/build
 cc=${FUZZ_CC:-clang}
 secs=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-psi meminfo vmstat swaps knob cgroup savefile conf replay snapshot glob units}
+targets=${FUZZ_TARGETS:-psi meminfo vmstat swaps knob cgroup savefile conf replay snapshot glob units mountinfo}
 san="address,undefined,float-cast-overflow"
 cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all -Wall -Wno-unused-parameter"
 cppflags="-include $abs_top_builddir/config.h -I$abs_top_srcdir/daemon -I$src ${FUZZ_CPPFLAGS:-}"
