@@ -514,7 +514,7 @@ int status_show(const struct kernel *k, const char *state_dir, const char *confi
                         swap_disk_print(&h.disk, stdout);
                         fputs(s.n_batch > 0 ? ";\n"
                                               "            the caps send the batch's pages to that disk: where the\n"
-                                              "            service writes to it too, they cost it\n"
+                                              "            service writes to it too, they can cost it\n"
                                               "            (zswap-tuned.conf(5), [Batch])\n"
                                             : ";\n"
                                               "            a cap on batch work would send its pages to that disk:\n"
