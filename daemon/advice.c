@@ -11,6 +11,7 @@
 #include "advice.h"
 #include "psi.h"
 #include "snapshot.h"
+#include "swap-disk.h"
 #include "util.h"
 
 static double zswap_of(const struct advice_cg *c) {

@@ -14,7 +14,8 @@
 
 #include "conf.h"
 #include "kernel.h"
-#include "swap-disk.h"
+
+struct swap_disk;
 
 #define ADVICE_MAX 5
 /* a cgroup holds the pool with at least this share of its limit ... */

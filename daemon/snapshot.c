@@ -315,8 +315,8 @@ static const char *batch_by_key(const char *by) {
         return by; /* an older or a newer daemon's word */
 }
 
-static void json_string_or_null(FILE *f, const char *s) {
-        if (s[0])
+void snapshot_json_string_or_null(FILE *f, const char *s) {
+        if (s && s[0])
                 snapshot_json_string(f, s);
         else
                 fputs("null", f);
@@ -340,7 +340,7 @@ static void json_time(FILE *f, uint64_t usec) {
 
 void snapshot_json_open(const struct snapshot *s, uint64_t now, FILE *f) {
         fprintf(f, "{\"schema\":%d,\"running\":true,\"version\":", SNAPSHOT_JSON_SCHEMA);
-        json_string_or_null(f, s->version);
+        snapshot_json_string_or_null(f, s->version);
         /* an age: the reader needs no clock of its own to tell a stale status */
         fprintf(f, ",\"pid\":%d,\"updated_seconds\":", s->pid);
         if (s->updated == 0)
@@ -353,7 +353,7 @@ void snapshot_json_open(const struct snapshot *s, uint64_t now, FILE *f) {
                 snapshot_json_string(f, s->config[i]);
         }
         fprintf(f, "],\"config_defaults\":%s,\"knob\":", s->config_defaults ? "true" : "false");
-        json_string_or_null(f, s->knob);
+        snapshot_json_string_or_null(f, s->knob);
         fputs(",\"knob_value\":", f);
         json_knob(f, s->knob_value);
         fputs(",\"original_value\":", f);
@@ -400,11 +400,11 @@ void snapshot_json_open(const struct snapshot *s, uint64_t now, FILE *f) {
                 else
                         fputs("null", f);
                 fputs(",\"cap_reason\":", f);
-                json_string_or_null(f, s->batch[i].cap_reason);
+                snapshot_json_string_or_null(f, s->batch[i].cap_reason);
                 fputs(",\"cap_reason_text\":", f);
-                json_string_or_null(f, s->batch[i].cap_text);
+                snapshot_json_string_or_null(f, s->batch[i].cap_text);
                 fputs(",\"by\":", f);
-                json_string_or_null(f, s->batch[i].by);
+                snapshot_json_string_or_null(f, s->batch[i].by);
                 fputs(",\"incompressible_bytes\":", f);
                 json_int_or_null(f, s->batch[i].incomp);
                 fputc('}', f);

@@ -141,6 +141,8 @@ void snapshot_json_warnings(unsigned warnings, FILE *f);
 /* The length of the valid UTF-8 sequence at p (2-4), 0 if there is none. */
 unsigned snapshot_utf8_len(const unsigned char *p);
 void snapshot_json_string(FILE *f, const char *s);
+/* The same, or null for NULL or "". */
+void snapshot_json_string_or_null(FILE *f, const char *s);
 const char *snapshot_held_to_string(policy_held h); /* "none", "min-dwell", "max-per-minute" */
 /* A name read from the system for a terminal: each byte below 0x20 and 0x7f
  * as \xNN: an ESC would reach the terminal; so are C1 controls (U+0080 to

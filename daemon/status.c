@@ -303,13 +303,6 @@ static void would_print(const struct would *w, const struct host *h, FILE *f) {
                 fprintf(f, "   Warning: %s\n", snapshot_escape(w->metrics_problem, e, sizeof(e)));
 }
 
-static void json_string_or_null(FILE *f, const char *s) {
-        if (s && s[0])
-                snapshot_json_string(f, s);
-        else
-                fputs("null", f);
-}
-
 static void json_knob(FILE *f, knob_value v) {
         fputs(v == KNOB_ON ? "true" : v == KNOB_OFF ? "false" : "null", f);
 }
@@ -318,9 +311,9 @@ static void host_json(const struct host *h, FILE *f) {
         fprintf(f, "{\"zswap\":{\"available\":%s,\"enabled\":", h->zswap ? "true" : "false");
         json_knob(f, h->enabled);
         fputs(",\"compressor\":", f);
-        json_string_or_null(f, h->compressor);
+        snapshot_json_string_or_null(f, h->compressor);
         fputs(",\"zpool\":", f);
-        json_string_or_null(f, h->zpool);
+        snapshot_json_string_or_null(f, h->zpool);
         fputs(",\"max_pool_percent\":", f);
         if (h->have_pool)
                 fprintf(f, "%u", h->pool.max_pool_percent);
@@ -341,7 +334,7 @@ static void host_json(const struct host *h, FILE *f) {
         fputs(",\"swap_shares_disk\":", f);
         swap_disk_json(&h->disk, f);
         fprintf(f, ",\"cgroup\":\"%s\",\"psi\":%s,\"knob\":", h->cgroup, h->psi ? "true" : "false");
-        json_string_or_null(f, h->knob);
+        snapshot_json_string_or_null(f, h->knob);
         fputs(",\"knob_value\":", f);
         json_knob(f, h->knob_value);
         fputs(",\"warnings\":", f);
@@ -362,10 +355,10 @@ static void would_json(const struct would *w, const struct host *h, FILE *f) {
         fputs("{\"config\":", f);
         snapshot_json_string(f, w->config_path);
         fprintf(f, ",\"config_missing\":%s,\"config_error\":", w->config_missing ? "true" : "false");
-        json_string_or_null(f, w->config_ok ? NULL : w->config_error);
+        snapshot_json_string_or_null(f, w->config_ok ? NULL : w->config_error);
         fprintf(f, ",\"start\":%s,\"dry_run\":%s,\"knob\":", w->start ? "true" : "false",
                 w->dry_run ? "true" : "false");
-        json_string_or_null(f, w->start && h->knob ? w->knob : NULL);
+        snapshot_json_string_or_null(f, w->start && h->knob ? w->knob : NULL);
         fputs(",\"batch\":", f);
         json_list(f, w->batch, w->n_batch);
         fputs(",\"idle\":", f);
@@ -376,7 +369,7 @@ static void would_json(const struct would *w, const struct host *h, FILE *f) {
                                 !w->n_units
                         ? "true"
                         : "false");
-        json_string_or_null(f, w->metrics_problem);
+        snapshot_json_string_or_null(f, w->metrics_problem);
         fputc('}', f);
 }
 

@@ -172,23 +172,27 @@ static void add_mount(struct swap_disk *s, const char *m) {
                 s->more_mounts++;
 }
 
-/* The next line of *l, its newline cut; NULL at the end, and for a last
- * line without one (cut short by a full buffer, or not the kernel's). */
-static char *next_line(char **l) {
-        char *line = *l, *e;
+/* Keep only whole lines: what follows the last newline was cut short by a
+ * full buffer, or is not the kernel's. */
+static void whole_lines(char *buf) {
+        char *e = strrchr(buf, '\n');
 
-        if (!line || !*line)
-                return NULL;
-        e = strchr(line, '\n');
-        if (!e)
-                return *l = NULL; /* no newline: cut short, or not the kernel's */
-        *e = '\0';
-        *l = e + 1;
-        return line;
+        if (e)
+                e[1] = '\0';
+        else
+                buf[0] = '\0';
+}
+
+/* The line after l, NULL after the last (the parsers stop at a newline,
+ * so lines are read in place). */
+static const char *next_line(const char *l) {
+        l = strchr(l, '\n');
+        return l && l[1] ? l + 1 : NULL;
 }
 
 /* One swap area: is its disk that of a mounted file system? */
-static bool area_shared(const struct kernel *k, const char *area, bool file, char *mountinfo, struct swap_disk *s) {
+static bool area_shared(const struct kernel *k, const char *area, bool file, const char *mountinfo,
+                        struct swap_disk *s) {
         unsigned seen[DEVICES_MAX][2], n_seen = 0, hmaj = 0, hmin = 0;
         char mount[SWAP_DISK_NAME_MAX], holder[SWAP_DISK_NAME_MAX] = "";
         struct disk_set swap = { .n = 0 };
@@ -199,10 +203,7 @@ static bool area_shared(const struct kernel *k, const char *area, bool file, cha
         /* a file: on the file system mounted nearest above it (the last
          * mount wins: it covers those before it) */
         if (file) {
-                char *copy = strdup(mountinfo), *l = copy, *line;
-                if (!copy)
-                        return false;
-                while ((line = next_line(&l))) {
+                for (const char *line = *mountinfo ? mountinfo : NULL; line; line = next_line(line)) {
                         unsigned a, b;
                         size_t n;
                         if (parse_mountinfo_line(line, &a, &b, mount, sizeof(mount)) == 0 &&
@@ -213,7 +214,6 @@ static bool area_shared(const struct kernel *k, const char *area, bool file, cha
                                 strcpy(holder, mount);
                         }
                 }
-                free(copy);
                 if (!holder[0])
                         return false;
                 device_disks(k, hmaj, hmin, &swap);
@@ -233,11 +233,8 @@ static bool area_shared(const struct kernel *k, const char *area, bool file, cha
                 seen[n_seen][0] = hmaj;
                 seen[n_seen++][1] = hmin;
         }
-        if (swap.n > 0) {
-                char *copy = strdup(mountinfo), *l = copy, *line;
-                if (!copy)
-                        return false;
-                while ((line = next_line(&l))) {
+        if (swap.n > 0)
+                for (const char *line = *mountinfo ? mountinfo : NULL; line; line = next_line(line)) {
                         struct disk_set fs = { .n = 0 };
                         unsigned a, b, i;
                         if (parse_mountinfo_line(line, &a, &b, mount, sizeof(mount)) < 0 || a == 0)
@@ -258,8 +255,6 @@ static bool area_shared(const struct kernel *k, const char *area, bool file, cha
                                         break;
                                 }
                 }
-                free(copy);
-        }
         if (shared) {
                 s->shared = true;
                 snprintf(s->area, sizeof(s->area), "%s", area);
@@ -269,7 +264,6 @@ static bool area_shared(const struct kernel *k, const char *area, bool file, cha
 
 int swap_disk_scan(const struct kernel *k, struct swap_disk *s) {
         static char swaps[16384], mountinfo[512 * 1024];
-        char *l = swaps, *line;
         ssize_t n;
 
         *s = (struct swap_disk) { .shared = false };
@@ -278,8 +272,9 @@ int swap_disk_scan(const struct kernel *k, struct swap_disk *s) {
                 return (int) n;
         if (kernel_read(k, "/proc/self/mountinfo", mountinfo, sizeof(mountinfo)) < 0)
                 mountinfo[0] = '\0'; /* nothing mounted to be told of */
-        (void) next_line(&l); /* the header */
-        while ((line = next_line(&l))) {
+        whole_lines(swaps);
+        whole_lines(mountinfo);
+        for (const char *line = next_line(swaps); line; line = next_line(line)) { /* after the header */
                 char area[SWAP_DISK_NAME_MAX];
                 bool file;
                 if (parse_swaps_line(line, area, sizeof(area), &file) == 0 &&
@@ -314,10 +309,7 @@ void swap_disk_json(const struct swap_disk *s, FILE *f) {
         fputs("{\"area\":", f);
         snapshot_json_string(f, s->area);
         fputs(",\"disk\":", f);
-        if (s->disk[0])
-                snapshot_json_string(f, s->disk);
-        else
-                fputs("null", f);
+        snapshot_json_string_or_null(f, s->disk);
         fputs(",\"mounts\":[", f);
         for (unsigned i = 0; i < s->n_mounts; i++) {
                 fputs(i ? "," : "", f);
